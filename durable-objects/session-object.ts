@@ -1,0 +1,22 @@
+/**
+ * The session Durable Object: an `agents` Agent (WebSocket clients, scheduling and SQL
+ * for the features that need them) that hands HTTP requests to the session's routes.
+ * All session logic lives in `session.ts`.
+ */
+import { Agent } from "agents";
+import type { Env } from "../src/env.js";
+import { Session } from "./session.js";
+import { sessionRoutes } from "./session-routes.js";
+
+export class SessionObject extends Agent<Env> {
+  private readonly session = new Session({
+    storage: this.ctx.storage,
+    env: this.env,
+    waitUntil: (promise) => this.ctx.waitUntil(promise),
+  });
+  private readonly routes = sessionRoutes(this.session);
+
+  override async onRequest(request: Request): Promise<Response> {
+    return this.routes.fetch(request);
+  }
+}

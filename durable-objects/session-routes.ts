@@ -1,0 +1,80 @@
+/**
+ * The session's part of the HTTP API, served inside its Durable Object. The Worker
+ * forwards `/v1/sessions/:id/<rest>` here as `/<rest>`, with the caller's abort
+ * signal, so a caller that goes away cancels the upstream request.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { McpEdgeError } from "../src/core/errors.js";
+import { errorResponse, notFound, readJson } from "../src/http/errors.js";
+import type { Session } from "./session.js";
+
+export const SESSION_ID_HEADER = "x-mcp-edge-session-id";
+
+const CallToolBody = z.strictObject({
+  name: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+});
+const ReadResourceBody = z.strictObject({ server: z.string().min(1), uri: z.string().min(1) });
+const GetPromptBody = z.strictObject({
+  server: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.record(z.string(), z.string()).optional(),
+});
+
+function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const unknownKeys = result.error.issues.flatMap((i) => (i.code === "unrecognized_keys" ? i.keys : []));
+  const issue = result.error.issues[0];
+  throw new McpEdgeError(
+    unknownKeys.length ? "unknownKeys" : "badRequest",
+    unknownKeys.length ? `unknown keys: ${unknownKeys.join(", ")}` : `${issue?.path.join(".") || "body"}: ${issue?.message}`,
+    { issues: result.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
+  );
+}
+
+export function sessionRoutes(session: Session) {
+  const app = new Hono();
+  app.onError((error) => errorResponse(error));
+  app.notFound(notFound);
+
+  app.post("/", async (c) => {
+    const id = c.req.header(SESSION_ID_HEADER);
+    if (!id) throw new McpEdgeError("badRequest", "missing session id");
+    return c.json(await session.create(id, await readJson(c.req.raw, { optional: true })), 201);
+  });
+  app.get("/", async (c) => c.json(await session.status()));
+  app.delete("/", async (c) => {
+    await session.destroy();
+    return c.body(null, 204);
+  });
+
+  app.put("/servers/:name", async (c) => c.json(await session.putServer(c.req.param("name"), await readJson(c.req.raw))));
+  app.delete("/servers/:name", async (c) => {
+    await session.deleteServer(c.req.param("name"));
+    return c.body(null, 204);
+  });
+  app.post("/servers/:name/disconnect", async (c) => c.json(await session.disconnectServer(c.req.param("name"))));
+  app.post("/servers/:name/connect", async (c) => c.json(await session.connectServer(c.req.param("name"))));
+
+  app.get("/tools", async (c) => c.json({ tools: (await session.tools()).tools }));
+  app.post("/tools/call", async (c) => {
+    const body = parseBody(CallToolBody, await readJson(c.req.raw));
+    return c.json(await session.callTool(body.name, body.arguments ?? {}, c.req.raw.signal));
+  });
+
+  app.get("/resources", async (c) => c.json({ resources: await session.resources(undefined, c.req.raw.signal) }));
+  app.get("/resources/templates", async (c) => c.json({ resourceTemplates: await session.resourceTemplates(undefined, c.req.raw.signal) }));
+  app.post("/resources/read", async (c) => {
+    const body = parseBody(ReadResourceBody, await readJson(c.req.raw));
+    return c.json(await session.readResource(body.server, body.uri, c.req.raw.signal));
+  });
+  app.get("/prompts", async (c) => c.json({ prompts: await session.prompts(c.req.raw.signal) }));
+  app.post("/prompts/get", async (c) => {
+    const body = parseBody(GetPromptBody, await readJson(c.req.raw));
+    return c.json(await session.getPrompt(body.server, body.name, body.arguments, c.req.raw.signal));
+  });
+  app.get("/instructions", async (c) => c.json(await session.instructions()));
+  return app;
+}

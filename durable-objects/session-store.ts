@@ -1,0 +1,53 @@
+/**
+ * What a session persists, and nothing more: its id, roots and, per server, the
+ * session's own config entry, last state and what a resume needs (upstream session id,
+ * protocol version, capabilities, instructions) plus the catalog's identity and
+ * fingerprint. Handlers and clients are memory-only and rebuilt after eviction.
+ * Reads are validated, so a record from an older version fails loudly, not oddly.
+ */
+import { z } from "zod";
+
+const ResumeSchema = z.object({
+  transport: z.enum(["streamable-http", "sse"]),
+  sessionId: z.string().optional(),
+  protocolVersion: z.string().optional(),
+  capabilities: z.record(z.string(), z.unknown()).optional(),
+  instructions: z.string().optional(),
+});
+
+export const PersistedServerSchema = z.object({
+  /** The session's own entry (before the deployment merge), as the client sent it. */
+  input: z.unknown(),
+  state: z.string(),
+  error: z.string().optional(),
+  resume: ResumeSchema.optional(),
+  identity: z.string().optional(),
+  fingerprint: z.string().optional(),
+  tools: z.number().optional(),
+});
+
+export const PersistedSessionSchema = z.object({
+  id: z.string(),
+  createdAt: z.number(),
+  roots: z.array(z.string()),
+  servers: z.record(z.string(), PersistedServerSchema),
+});
+
+export type PersistedServer = z.infer<typeof PersistedServerSchema>;
+export type PersistedSession = z.infer<typeof PersistedSessionSchema>;
+
+export const SESSION_KEY = "session";
+
+export async function loadSession(storage: DurableObjectStorage): Promise<PersistedSession | undefined> {
+  const raw = await storage.get(SESSION_KEY);
+  if (raw === undefined) return undefined;
+  return PersistedSessionSchema.parse(raw);
+}
+
+export async function saveSession(storage: DurableObjectStorage, session: PersistedSession): Promise<void> {
+  await storage.put(SESSION_KEY, session);
+}
+
+export async function deleteSession(storage: DurableObjectStorage): Promise<void> {
+  await storage.delete(SESSION_KEY);
+}

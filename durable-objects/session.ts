@@ -1,0 +1,404 @@
+/**
+ * One session's logic: its upstream MCP connections, the catalog built from them, and
+ * what it persists to come back after eviction. It lives inside `SessionObject` (the
+ * Durable Object) and is given its storage, bindings and `waitUntil`, so it does not
+ * depend on the Agent base class.
+ */
+import type { Progress } from "@modelcontextprotocol/sdk/types.js";
+import { buildCatalog, catalogFingerprint, serverIdentity, type Catalog, type CachedTool } from "../src/core/catalog.js";
+import {
+  mergeServerConfig,
+  parseServerConfig,
+  resolveTimeouts,
+  SessionBodySchema,
+  type ServerConfigInput,
+} from "../src/core/config.js";
+import { ConnectionState, type ServerStatus } from "../src/core/connection-state.js";
+import { McpEdgeError, messageOf } from "../src/core/errors.js";
+import { wrapInstructions } from "../src/core/instructions.js";
+import { normalizeToolResult, type NormalizedResult } from "../src/core/normalize.js";
+import { readResourceAsResult } from "../src/core/resources.js";
+import { checkServerUrl } from "../src/core/url-policy.js";
+import type { Env } from "../src/env.js";
+import { readSettings } from "../src/env.js";
+import { readCatalog, writeCatalog } from "./catalog-cache.js";
+import { deleteSession, loadSession, saveSession, type PersistedServer, type PersistedSession } from "./session-store.js";
+import { UpstreamConnection } from "./upstream-connection.js";
+
+/** A server slot: a live connection, or the reason its config cannot run. */
+type Slot =
+  | { kind: "connection"; input: ServerConfigInput | undefined; connection: UpstreamConnection; identity?: string; fingerprint?: string }
+  | { kind: "invalid"; input: ServerConfigInput | undefined; status: ServerStatus };
+
+export interface SessionDeps {
+  storage: DurableObjectStorage;
+  env: Env;
+  waitUntil: (promise: Promise<unknown>) => void;
+}
+
+export class Session {
+  private session: PersistedSession | undefined;
+  private loaded: Promise<void> | undefined;
+  private readonly slots = new Map<string, Slot>();
+  private catalog: Catalog | undefined;
+  private readonly env: Env;
+
+  constructor(private readonly deps: SessionDeps) {
+    this.env = deps.env;
+  }
+
+  private get settings() {
+    return readSettings(this.env);
+  }
+
+  // ── Lifecycle ────────────────────────────────────────────────────────────
+
+  /** Loads persisted state once per instance and restores connections in the background. */
+  private ensureLoaded(): Promise<void> {
+    this.loaded ??= (async () => {
+      const stored = await loadSession(this.deps.storage);
+      if (!stored) return;
+      this.session = stored;
+      for (const [name, persisted] of Object.entries(stored.servers)) this.restoreSlot(name, persisted);
+    })();
+    return this.loaded;
+  }
+
+  private restoreSlot(name: string, persisted: PersistedServer): void {
+    const input = persisted.input as ServerConfigInput | undefined;
+    const slot = this.makeSlot(name, input);
+    this.slots.set(name, slot);
+    if (slot.kind !== "connection") return;
+    slot.identity = persisted.identity;
+    slot.fingerprint = persisted.fingerprint;
+    const connection = slot.connection;
+    if (persisted.state === ConnectionState.disabled) {
+      connection.state = ConnectionState.disabled;
+    } else if (persisted.state === ConnectionState.connected) {
+      // Reopen in the background (resuming the upstream session when it can), so
+      // server-initiated messages flow again; callers that need it wait for it.
+      this.deps.waitUntil(connection.connect(persisted.resume));
+    } else {
+      connection.state = ConnectionState.failed;
+      connection.error = persisted.error;
+      if (persisted.state === ConnectionState.needsAuth) connection.state = ConnectionState.needsAuth;
+    }
+  }
+
+  async requireSession(): Promise<PersistedSession> {
+    await this.ensureLoaded();
+    if (!this.session) throw new McpEdgeError("sessionNotFound", "session not found");
+    return this.session;
+  }
+
+  async create(id: string, body: unknown): Promise<{ id: string; servers: Record<string, ServerStatus> }> {
+    await this.ensureLoaded();
+    if (this.session) throw new McpEdgeError("badRequest", "session already exists");
+    const parsed = SessionBodySchema.safeParse(body ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const unknownKeys = parsed.error.issues.flatMap((i) => (i.code === "unrecognized_keys" ? i.keys : []));
+      throw new McpEdgeError(
+        unknownKeys.length ? "unknownKeys" : "badRequest",
+        unknownKeys.length ? `unknown keys: ${unknownKeys.join(", ")}` : `${issue?.path.join(".") || "body"}: ${issue?.message}`,
+        { issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })), ...(unknownKeys.length ? { unknownKeys } : {}) },
+      );
+    }
+    const inputs = Object.entries(parsed.data.servers ?? {}).map(([name, raw]) => [name, this.parseSessionEntry(name, raw)] as const);
+    this.session = { id, createdAt: Date.now(), roots: parsed.data.roots ?? [], servers: {} };
+    const names = new Set([...Object.keys(this.settings.servers), ...inputs.map(([name]) => name)]);
+    const sessionInputs = new Map(inputs);
+    for (const name of names) this.slots.set(name, this.makeSlot(name, sessionInputs.get(name)));
+    await this.persist();
+    await Promise.all([...this.slots.values()].map((slot) => this.startSlot(slot)));
+    return { id, servers: this.statuses() };
+  }
+
+  async destroy(): Promise<void> {
+    await this.requireSession();
+    const slots = [...this.slots.values()];
+    this.slots.clear();
+    this.catalog = undefined;
+    this.session = undefined;
+    await deleteSession(this.deps.storage);
+    await Promise.all(slots.map((slot) => (slot.kind === "connection" ? slot.connection.close() : undefined)));
+  }
+
+  // ── Servers ──────────────────────────────────────────────────────────────
+
+  /** Validates a session-supplied entry: shape (400 naming unknown keys) and URL policy. */
+  private parseSessionEntry(name: string, raw: unknown): ServerConfigInput {
+    const input = parseServerConfig(name, raw);
+    if (input.type === "remote" || (input.type === undefined && input.url !== undefined)) {
+      const check = checkServerUrl(input.url!, { allowPrivate: this.settings.allowPrivateUrls });
+      if (!check.ok) throw new McpEdgeError("invalidConfig", `server "${name}": ${check.reason}`, { server: name, path: ["url"] });
+    }
+    return input;
+  }
+
+  private makeSlot(name: string, input: ServerConfigInput | undefined): Slot {
+    const settings = this.settings;
+    const merged = mergeServerConfig(name, settings.servers[name], input);
+    if (!merged.ok) return { kind: "invalid", input, status: merged.enabled ? { status: "failed", error: merged.error } : { status: "disabled" } };
+    const config = merged.config;
+    if (config.type === "remote") {
+      const check = checkServerUrl(config.url, { allowPrivate: settings.allowPrivateUrls });
+      if (!check.ok) return { kind: "invalid", input, status: { status: "failed", error: check.reason } };
+    }
+    const connection = new UpstreamConnection(name, config, resolveTimeouts(config, settings.requestTimeoutMs), {
+      roots: () => this.session?.roots ?? [],
+      onToolsChanged: (c) => this.onToolsChanged(name, c),
+      onStateChanged: (c) => this.onConnectionState(name, c),
+      log: (level, message, data) => console[level === "info" ? "log" : level](`[session] ${message}`, JSON.stringify(data ?? {})),
+    });
+    return { kind: "connection", input, connection };
+  }
+
+  private async startSlot(slot: Slot): Promise<void> {
+    if (slot.kind !== "connection") return;
+    if (slot.connection.config.enabled === false) {
+      await slot.connection.disable();
+      return;
+    }
+    await slot.connection.connect();
+  }
+
+  async putServer(name: string, raw: unknown): Promise<ServerStatus> {
+    await this.requireSession();
+    const input = this.parseSessionEntry(name, raw);
+    await this.dropSlot(name);
+    const slot = this.makeSlot(name, input);
+    this.slots.set(name, slot);
+    this.invalidateCatalog();
+    await this.persist();
+    await this.startSlot(slot);
+    return this.statusOf(slot);
+  }
+
+  async deleteServer(name: string): Promise<void> {
+    await this.requireSession();
+    this.requireSlot(name);
+    await this.dropSlot(name);
+    this.invalidateCatalog();
+    await this.persist();
+  }
+
+  async disconnectServer(name: string): Promise<ServerStatus> {
+    await this.requireSession();
+    const slot = this.requireSlot(name);
+    if (slot.kind === "connection") await slot.connection.disable();
+    return this.statusOf(slot);
+  }
+
+  async connectServer(name: string): Promise<ServerStatus> {
+    await this.requireSession();
+    const slot = this.requireSlot(name);
+    if (slot.kind === "connection") await slot.connection.connect();
+    return this.statusOf(slot);
+  }
+
+  private async dropSlot(name: string): Promise<void> {
+    const slot = this.slots.get(name);
+    this.slots.delete(name);
+    if (slot?.kind === "connection") await slot.connection.close();
+  }
+
+  private requireSlot(name: string): Slot {
+    const slot = this.slots.get(name);
+    if (!slot) throw new McpEdgeError("serverNotFound", `no server named "${name}" in this session`, { server: name });
+    return slot;
+  }
+
+  private requireConnection(name: string): UpstreamConnection {
+    const slot = this.requireSlot(name);
+    if (slot.kind !== "connection") throw new McpEdgeError("serverUnavailable", `server "${name}" is ${slot.status.status}: ${slot.status.error ?? ""}`.trim());
+    return slot.connection;
+  }
+
+  private statusOf(slot: Slot): ServerStatus {
+    return slot.kind === "connection" ? slot.connection.status : slot.status;
+  }
+
+  async status(): Promise<{ id: string; servers: Record<string, ServerStatus> }> {
+    const session = await this.requireSession();
+    await Promise.all([...this.slots.values()].map((slot) => (slot.kind === "connection" ? slot.connection.settled() : undefined)));
+    return { id: session.id, servers: this.statuses() };
+  }
+
+  private statuses(): Record<string, ServerStatus> {
+    const out: Record<string, ServerStatus> = {};
+    for (const name of [...this.slots.keys()].sort()) out[name] = this.statusOf(this.slots.get(name)!);
+    return out;
+  }
+
+  // ── Connection callbacks ─────────────────────────────────────────────────
+
+  private onConnectionState(name: string, connection: UpstreamConnection): void {
+    if (!this.isCurrent(name, connection)) return;
+    if (connection.state === ConnectionState.connecting) return;
+    this.invalidateCatalog();
+    this.deps.waitUntil(this.persist());
+  }
+
+  private onToolsChanged(name: string, connection: UpstreamConnection): void {
+    if (!this.isCurrent(name, connection)) return;
+    this.invalidateCatalog();
+    const slot = this.slots.get(name);
+    if (slot?.kind !== "connection") return;
+    const tools = connection.tools;
+    this.deps.waitUntil(
+      (async () => {
+        const identity = (slot.identity ??= await serverIdentity(connection.config));
+        const fingerprint = await catalogFingerprint(tools);
+        if (!this.isCurrent(name, connection)) return;
+        const changed = slot.fingerprint !== fingerprint;
+        slot.fingerprint = fingerprint;
+        await this.persist();
+        if (changed) await writeCatalog(this.env.CATALOG, identity, fingerprint, tools).catch((e) => console.warn("catalog cache write failed", messageOf(e)));
+      })(),
+    );
+  }
+
+  private isCurrent(name: string, connection: UpstreamConnection): boolean {
+    const slot = this.slots.get(name);
+    return slot?.kind === "connection" && slot.connection === connection;
+  }
+
+  private invalidateCatalog(): void {
+    this.catalog = undefined;
+  }
+
+  private async persist(): Promise<void> {
+    const session = this.session;
+    if (!session) return;
+    const servers: Record<string, PersistedServer> = {};
+    for (const [name, slot] of this.slots) {
+      if (slot.kind === "invalid") {
+        servers[name] = { input: slot.input, state: slot.status.status, ...(slot.status.error ? { error: slot.status.error } : {}) };
+        continue;
+      }
+      const c = slot.connection;
+      // A connection still (re)starting keeps its last settled record.
+      const state = c.state === ConnectionState.connecting || c.state === ConnectionState.idle ? (session.servers[name]?.state ?? c.state) : c.state;
+      servers[name] = {
+        input: slot.input,
+        state,
+        ...(c.error ? { error: c.error } : {}),
+        ...(c.resume ? { resume: c.resume } : {}),
+        ...(slot.identity ? { identity: slot.identity } : {}),
+        ...(slot.fingerprint ? { fingerprint: slot.fingerprint } : {}),
+        tools: c.tools.length,
+      };
+    }
+    this.session = { ...session, servers };
+    await saveSession(this.deps.storage, this.session);
+  }
+
+  // ── Tools ────────────────────────────────────────────────────────────────
+
+  /** The model-facing catalog; after eviction, known servers come from the KV cache while they reconnect. */
+  async tools(): Promise<Catalog> {
+    await this.requireSession();
+    if (this.catalog) return this.catalog;
+    const servers: Array<{ server: string; tools: CachedTool[] }> = [];
+    let withResources = false;
+    await Promise.all(
+      [...this.slots.entries()].map(async ([name, slot]) => {
+        if (slot.kind !== "connection") return;
+        const c = slot.connection;
+        if (c.state === ConnectionState.connecting && slot.identity && slot.fingerprint) {
+          const cached = await readCatalog(this.env.CATALOG, slot.identity, slot.fingerprint);
+          if (cached) {
+            servers.push({ server: name, tools: cached });
+            if (c.resume?.capabilities?.resources) withResources = true;
+            return;
+          }
+        }
+        await c.settled();
+        if (c.state !== ConnectionState.connected) return;
+        servers.push({ server: name, tools: c.tools });
+        if (c.capabilities?.resources) withResources = true;
+      }),
+    );
+    const catalog = buildCatalog(servers, withResources);
+    // Only a catalog built from live connections is kept.
+    if ([...this.slots.values()].every((s) => s.kind !== "connection" || s.connection.state !== ConnectionState.connecting)) this.catalog = catalog;
+    return catalog;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal, onProgress?: (p: Progress) => void): Promise<NormalizedResult> {
+    const catalog = await this.tools();
+    const target = catalog.targets.get(name);
+    if (!target) throw new McpEdgeError("toolNotFound", `unknown tool "${name}"`, { name });
+    if (target.kind === "synthetic") return this.callResourceTool(target.tool, args, signal);
+    const connection = this.requireConnection(target.server);
+    const result = await connection.callTool(target.tool, args, { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) });
+    return normalizeToolResult(result);
+  }
+
+  private async callResourceTool(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<NormalizedResult> {
+    const server = typeof args.server === "string" ? args.server : undefined;
+    if (tool === "read_mcp_resource") {
+      if (!server || typeof args.uri !== "string") throw new McpEdgeError("badRequest", "read_mcp_resource needs string arguments server and uri");
+      const result = await this.requireConnection(server).readResource(args.uri, signal);
+      return readResourceAsResult(result.contents);
+    }
+    const listing = tool === "list_mcp_resources" ? await this.resources(server, signal) : await this.resourceTemplates(server, signal);
+    return { output: JSON.stringify(listing, null, 2), attachments: [], metadata: {}, isError: false };
+  }
+
+  // ── Resources, prompts, instructions ─────────────────────────────────────
+
+  private async connectedWith(capability: "resources" | "prompts", only?: string): Promise<UpstreamConnection[]> {
+    await this.requireSession();
+    if (only !== undefined) this.requireSlot(only);
+    const out: UpstreamConnection[] = [];
+    for (const [name, slot] of this.slots) {
+      if (slot.kind !== "connection" || (only !== undefined && name !== only)) continue;
+      await slot.connection.settled();
+      if (slot.connection.state === ConnectionState.connected && slot.connection.capabilities?.[capability]) out.push(slot.connection);
+    }
+    return out;
+  }
+
+  async resources(only?: string, signal?: AbortSignal) {
+    const connections = await this.connectedWith("resources", only);
+    const lists = await Promise.all(connections.map(async (c) => (await c.listResources(signal)).map((r) => ({ ...r, server: c.name }))));
+    return lists.flat();
+  }
+
+  async resourceTemplates(only?: string, signal?: AbortSignal) {
+    const connections = await this.connectedWith("resources", only);
+    const lists = await Promise.all(connections.map(async (c) => (await c.listResourceTemplates(signal)).map((r) => ({ ...r, server: c.name }))));
+    return lists.flat();
+  }
+
+  async readResource(server: string, uri: string, signal?: AbortSignal) {
+    await this.requireSession();
+    return this.requireConnection(server).readResource(uri, signal);
+  }
+
+  async prompts(signal?: AbortSignal) {
+    const connections = await this.connectedWith("prompts");
+    const lists = await Promise.all(connections.map(async (c) => (await c.listPrompts(signal)).map((p) => ({ ...p, server: c.name }))));
+    return lists.flat();
+  }
+
+  async getPrompt(server: string, name: string, args: Record<string, string> | undefined, signal?: AbortSignal) {
+    await this.requireSession();
+    return this.requireConnection(server).getPrompt(name, args, signal);
+  }
+
+  async instructions(): Promise<{ instructions: string; servers: Array<{ server: string; instructions: string }> }> {
+    await this.requireSession();
+    const servers: Array<{ server: string; instructions: string }> = [];
+    for (const name of [...this.slots.keys()].sort()) {
+      const slot = this.slots.get(name)!;
+      if (slot.kind !== "connection") continue;
+      await slot.connection.settled();
+      const text = slot.connection.instructions;
+      if (slot.connection.state === ConnectionState.connected && text && text.trim()) servers.push({ server: name, instructions: text });
+    }
+    return { instructions: servers.map((s) => wrapInstructions(s.server, s.instructions)).join("\n\n"), servers };
+  }
+}

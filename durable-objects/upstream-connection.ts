@@ -1,0 +1,444 @@
+/**
+ * One upstream MCP server: the SDK `Client`, its transport and the state machine in
+ * `src/core/connection-state.ts`. It connects (Streamable HTTP, then SSE on 404/405),
+ * lists and calls, re-initializes once when the server forgot our session, and can
+ * resume a persisted session after the Durable Object was evicted. Callbacks from a
+ * client that has since been replaced are ignored.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  ErrorCode,
+  ListRootsRequestSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type Progress,
+  type ServerCapabilities,
+} from "@modelcontextprotocol/sdk/types.js";
+import { toCachedTool, type CachedTool } from "../src/core/catalog.js";
+import type { RemoteServerConfig, ResolvedServerConfig, Timeouts } from "../src/core/config.js";
+import { canTransition, ConnectionState, toPublicStatus, type ServerStatus } from "../src/core/connection-state.js";
+import { McpEdgeError, messageOf } from "../src/core/errors.js";
+import { collectPages } from "../src/core/pagination.js";
+import { redactUrl } from "../src/core/url-policy.js";
+import { safeJsonSchemaValidator } from "./json-schema-validator.js";
+
+export const CLIENT_INFO = { name: "mcp-edge", version: "0.1.0" } as const;
+
+/** What survives eviction, so a connection can be resumed without a new initialize. */
+export interface ResumeInfo {
+  transport: "streamable-http" | "sse";
+  sessionId?: string;
+  protocolVersion?: string;
+  capabilities?: ServerCapabilities;
+  instructions?: string;
+}
+
+export interface ConnectionHooks {
+  roots: () => string[];
+  /** The tool list changed (after list_changed or a reconnect). */
+  onToolsChanged: (connection: UpstreamConnection) => void;
+  /** State changed: persist it. */
+  onStateChanged: (connection: UpstreamConnection) => void;
+  log: (level: "info" | "warn" | "error", message: string, data?: Record<string, unknown>) => void;
+  fetch?: typeof fetch;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: Progress) => void;
+}
+
+type AuthChallenge = { status: number; wwwAuthenticate: string | null };
+
+export class UpstreamConnection {
+  state: ConnectionState = ConnectionState.idle;
+  error: string | undefined;
+  tools: CachedTool[] = [];
+  resume: ResumeInfo | undefined;
+
+  private client: Client | undefined;
+  private transport: StreamableHTTPClientTransport | SSEClientTransport | undefined;
+  private connecting: Promise<void> | undefined;
+  private lastChallenge: AuthChallenge | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly config: ResolvedServerConfig,
+    readonly timeouts: Timeouts,
+    private readonly hooks: ConnectionHooks,
+  ) {}
+
+  get status(): ServerStatus {
+    const status = toPublicStatus(this.state);
+    return {
+      status,
+      ...(this.error && status !== "connected" ? { error: this.error } : {}),
+      ...(status === "connected" ? { tools: this.tools.length } : {}),
+    };
+  }
+
+  get capabilities(): ServerCapabilities | undefined {
+    return this.client?.getServerCapabilities() ?? this.resume?.capabilities;
+  }
+
+  get instructions(): string | undefined {
+    return this.client?.getInstructions() ?? this.resume?.instructions;
+  }
+
+  /** Connects (or reconnects); resolves once settled in a non-connecting state. */
+  connect(resume?: ResumeInfo): Promise<void> {
+    if (this.connecting) return this.connecting;
+    this.connecting = this.doConnect(resume).finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  /** Waits for a connect in progress, if any. */
+  async settled(): Promise<void> {
+    await this.connecting;
+  }
+
+  async disable(): Promise<void> {
+    await this.dropClient();
+    this.transition(ConnectionState.disabled);
+  }
+
+  async close(): Promise<void> {
+    await this.dropClient();
+    this.transition(ConnectionState.closed);
+  }
+
+  private transition(to: ConnectionState, error?: string): void {
+    if (this.state === to && to !== ConnectionState.failed) return;
+    if (!canTransition(this.state, to)) {
+      this.hooks.log("warn", "ignored illegal connection transition", { server: this.name, from: this.state, to });
+      return;
+    }
+    this.state = to;
+    this.error = error;
+    this.hooks.onStateChanged(this);
+  }
+
+  private async doConnect(resume?: ResumeInfo): Promise<void> {
+    await this.dropClient();
+    if (this.config.type !== "remote") {
+      this.transition(ConnectionState.connecting);
+      this.transition(ConnectionState.failed, "no bridge: local (stdio) servers need the mcp-edge bridge, which is not available yet");
+      return;
+    }
+    this.transition(ConnectionState.connecting);
+    const config = this.config;
+    try {
+      await withDeadline(this.establish(config, resume), this.timeouts.startup, `startup timed out after ${this.timeouts.startup} ms`);
+      this.transition(ConnectionState.connected);
+      this.hooks.onToolsChanged(this);
+    } catch (error) {
+      await this.dropClient();
+      if (this.lastChallenge) {
+        this.transition(ConnectionState.needsAuth, authMessage(this.lastChallenge));
+      } else {
+        this.transition(ConnectionState.failed, describeConnectError(error));
+      }
+    }
+  }
+
+  /** Streamable HTTP first; SSE when the endpoint is not Streamable HTTP. Resumes when it can. */
+  private async establish(config: RemoteServerConfig, resume?: ResumeInfo): Promise<void> {
+    if (resume?.transport === "streamable-http" && resume.sessionId) {
+      try {
+        await this.start(config, "streamable-http", resume);
+        // A resumed session skips initialize, so the SDK does not open the standalone GET
+        // stream; open it ourselves so server-initiated messages keep flowing.
+        const transport = this.transport as StreamableHTTPClientTransport;
+        void transport.resumeStream(undefined as unknown as string).catch((error: unknown) => this.onTransportError(error));
+        await this.refreshTools();
+        return;
+      } catch (error) {
+        this.hooks.log("info", "resume failed; initializing a new session", { server: this.name, reason: messageOf(error) });
+        await this.dropClient();
+        this.lastChallenge = undefined;
+      }
+    }
+    if (resume?.transport !== "sse") {
+      try {
+        await this.start(config, "streamable-http");
+        await this.refreshTools();
+        return;
+      } catch (error) {
+        if (this.lastChallenge || !isNotStreamableHttp(error)) throw error;
+        this.hooks.log("info", "not a Streamable HTTP endpoint; trying SSE", { server: this.name, url: redactUrl(config.url) });
+        await this.dropClient();
+      }
+    }
+    await this.start(config, "sse");
+    await this.refreshTools();
+  }
+
+  private async start(config: RemoteServerConfig, kind: ResumeInfo["transport"], resume?: ResumeInfo): Promise<void> {
+    this.lastChallenge = undefined;
+    const url = new URL(config.url);
+    const requestInit: RequestInit = { headers: config.headers ?? {} };
+    const observedFetch = this.observingFetch();
+    const transport =
+      kind === "streamable-http"
+        ? new StreamableHTTPClientTransport(url, {
+            requestInit,
+            fetch: observedFetch,
+            ...(resume?.sessionId ? { sessionId: resume.sessionId } : {}),
+          })
+        : new SSEClientTransport(url, { requestInit, fetch: observedFetch, eventSourceInit: { fetch: observedFetch } });
+    const client = new Client(CLIENT_INFO, {
+      capabilities: { roots: { listChanged: true } },
+      jsonSchemaValidator: safeJsonSchemaValidator(),
+    });
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: this.hooks.roots().map((uri) => ({ uri })) }));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      if (this.client !== client) return;
+      try {
+        await this.refreshTools();
+        if (this.client === client) this.hooks.onToolsChanged(this);
+      } catch (error) {
+        this.hooks.log("warn", "refreshing tools after list_changed failed", { server: this.name, reason: messageOf(error) });
+      }
+    });
+    client.onclose = () => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      this.transport = undefined;
+      if (this.state === ConnectionState.connected) this.transition(ConnectionState.failed, "connection closed by the server");
+    };
+    client.onerror = (error) => {
+      if (this.client === client) this.onTransportError(error);
+    };
+    this.client = client;
+    this.transport = transport;
+    if (resume?.protocolVersion && transport instanceof StreamableHTTPClientTransport) transport.setProtocolVersion(resume.protocolVersion);
+    await client.connect(transport as Transport, { timeout: this.timeouts.startup });
+    this.resume = resumeInfo(kind, transport, client, resume);
+  }
+
+  private onTransportError(error: unknown): void {
+    this.hooks.log("warn", "transport error", { server: this.name, reason: messageOf(error) });
+  }
+
+  /** Records 401/403 answers, so a failed connect can say `needs_auth` from a status, not a message. */
+  private observingFetch(): typeof fetch {
+    const base = this.hooks.fetch ?? fetch;
+    return async (input, init) => {
+      const response = await base(input, init);
+      if (response.status === 401 || (response.status === 403 && response.headers.has("www-authenticate"))) {
+        this.lastChallenge = { status: response.status, wwwAuthenticate: response.headers.get("www-authenticate") };
+      }
+      return response;
+    };
+  }
+
+  private async dropClient(): Promise<void> {
+    const client = this.client;
+    const transport = this.transport;
+    this.client = undefined;
+    this.transport = undefined;
+    if (!client) return;
+    try {
+      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId && this.state === ConnectionState.closed) {
+        await transport.terminateSession().catch(() => undefined);
+      }
+      await client.close();
+    } catch {
+      // Closing a dead connection may throw; it is gone either way.
+    }
+  }
+
+  async refreshTools(): Promise<void> {
+    const client = this.requireClient();
+    const tools = await collectPages(
+      async (cursor) => {
+        const page = await client.listTools(cursor ? { cursor } : {}, { timeout: this.timeouts.request });
+        return { items: page.tools, nextCursor: page.nextCursor };
+      },
+      { what: `${this.name}: tools/list` },
+    );
+    if (this.client === client) this.tools = tools.map(toCachedTool);
+  }
+
+  private requireClient(): Client {
+    if (!this.client) throw new McpEdgeError("serverUnavailable", `server "${this.name}" is not connected`);
+    return this.client;
+  }
+
+  /** Makes sure a usable client exists: lazily resumes or reconnects a failed server once. */
+  async ready(): Promise<Client> {
+    await this.settled();
+    if (this.client && this.state === ConnectionState.connected) return this.client;
+    if (this.state === ConnectionState.disabled) throw new McpEdgeError("serverUnavailable", `server "${this.name}" is disabled`);
+    if (this.state === ConnectionState.needsAuth || this.state === ConnectionState.needsClientRegistration) {
+      throw new McpEdgeError("serverUnavailable", `server "${this.name}" is ${this.state}: ${this.error ?? ""}`.trim(), { status: this.state });
+    }
+    await this.connect(this.resume);
+    if (this.client && this.state === ConnectionState.connected) return this.client;
+    throw new McpEdgeError("serverUnavailable", `server "${this.name}" is ${toPublicStatus(this.state)}: ${this.error ?? "not connected"}`, {
+      status: toPublicStatus(this.state),
+    });
+  }
+
+  /**
+   * Runs one request with the session-lost rule: if the server answers that it no
+   * longer knows our session (404, or 400 to a request that carried a session id),
+   * the request was not delivered, so initialize again once and retry once.
+   */
+  private async withSession<T>(run: (client: Client) => Promise<T>): Promise<T> {
+    const client = await this.ready();
+    const hadSession = this.transport instanceof StreamableHTTPClientTransport && this.transport.sessionId !== undefined;
+    try {
+      return await run(client);
+    } catch (error) {
+      if (isSessionLost(error, hadSession)) {
+        this.hooks.log("info", "upstream session lost; initializing again", { server: this.name });
+        await this.connect();
+        return await run(await this.ready());
+      }
+      if (isNetworkFailure(error) && this.client === client) {
+        await this.dropClient();
+        this.transition(ConnectionState.failed, `connection lost: ${messageOf(error)}`);
+      }
+      throw error;
+    }
+  }
+
+  async callTool(tool: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult> {
+    try {
+      return (await this.withSession((client) =>
+        client.callTool({ name: tool, arguments: args }, undefined, {
+          timeout: this.timeouts.request,
+          maxTotalTimeout: this.timeouts.maxTotal,
+          resetTimeoutOnProgress: true,
+          // Always ask for progress: it is what lets long calls outlive the request timeout.
+          onprogress: (progress) => options.onProgress?.(progress),
+          ...(options.signal ? { signal: options.signal } : {}),
+        }),
+      )) as CallToolResult;
+    } catch (error) {
+      throw toUpstreamError(this.name, error, options.signal);
+    }
+  }
+
+  async request<T>(what: string, run: (client: Client, opts: { timeout: number; signal?: AbortSignal }) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    try {
+      return await this.withSession((client) => run(client, { timeout: this.timeouts.request, ...(signal ? { signal } : {}) }));
+    } catch (error) {
+      throw toUpstreamError(this.name, error, signal, what);
+    }
+  }
+
+  listResources(signal?: AbortSignal) {
+    return this.request("resources/list", (client, opts) =>
+      collectPages(async (cursor) => {
+        const page = await client.listResources(cursor ? { cursor } : {}, opts);
+        return { items: page.resources, nextCursor: page.nextCursor };
+      }, { what: `${this.name}: resources/list` }),
+    signal);
+  }
+
+  listResourceTemplates(signal?: AbortSignal) {
+    return this.request("resources/templates/list", (client, opts) =>
+      collectPages(async (cursor) => {
+        const page = await client.listResourceTemplates(cursor ? { cursor } : {}, opts);
+        return { items: page.resourceTemplates, nextCursor: page.nextCursor };
+      }, { what: `${this.name}: resources/templates/list` }),
+    signal);
+  }
+
+  readResource(uri: string, signal?: AbortSignal) {
+    return this.request("resources/read", (client, opts) => client.readResource({ uri }, opts), signal);
+  }
+
+  listPrompts(signal?: AbortSignal) {
+    return this.request("prompts/list", (client, opts) =>
+      collectPages(async (cursor) => {
+        const page = await client.listPrompts(cursor ? { cursor } : {}, opts);
+        return { items: page.prompts, nextCursor: page.nextCursor };
+      }, { what: `${this.name}: prompts/list` }),
+    signal);
+  }
+
+  getPrompt(name: string, args: Record<string, string> | undefined, signal?: AbortSignal) {
+    return this.request("prompts/get", (client, opts) => client.getPrompt({ name, ...(args ? { arguments: args } : {}) }, opts), signal);
+  }
+}
+
+function resumeInfo(kind: ResumeInfo["transport"], transport: Transport, client: Client, previous?: ResumeInfo): ResumeInfo {
+  const streamable = transport instanceof StreamableHTTPClientTransport ? transport : undefined;
+  const info: ResumeInfo = { transport: kind };
+  const sessionId = streamable?.sessionId;
+  const protocolVersion = streamable?.protocolVersion ?? previous?.protocolVersion;
+  const capabilities = client.getServerCapabilities() ?? previous?.capabilities;
+  const instructions = client.getInstructions() ?? previous?.instructions;
+  if (sessionId) info.sessionId = sessionId;
+  if (protocolVersion) info.protocolVersion = protocolVersion;
+  if (capabilities) info.capabilities = capabilities;
+  if (instructions !== undefined) info.instructions = instructions;
+  return info;
+}
+
+function authMessage(challenge: AuthChallenge): string {
+  return `server requires authorization (HTTP ${challenge.status}${challenge.wwwAuthenticate ? `, ${challenge.wwwAuthenticate.split(" ")[0]}` : ""})`;
+}
+
+function httpStatusOf(error: unknown): number | undefined {
+  if (error instanceof StreamableHTTPError) return error.code;
+  if (typeof error === "object" && error !== null && "code" in error && error.constructor?.name === "SseError") {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === "number" ? code : undefined;
+  }
+  return undefined;
+}
+
+/** 404/405, or an answer that is not a Streamable HTTP one (wrong content type, -1). */
+function isNotStreamableHttp(error: unknown): boolean {
+  const status = httpStatusOf(error);
+  return status === 404 || status === 405 || status === -1;
+}
+
+function isSessionLost(error: unknown, hadSession: boolean): boolean {
+  const status = httpStatusOf(error);
+  return hadSession && (status === 404 || status === 400);
+}
+
+function isNetworkFailure(error: unknown): boolean {
+  return error instanceof TypeError || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed);
+}
+
+function describeConnectError(error: unknown): string {
+  const status = httpStatusOf(error);
+  if (status !== undefined && status > 0) return `HTTP ${status}: ${messageOf(error)}`;
+  return messageOf(error);
+}
+
+/** Maps an upstream failure to the API's typed error (502 unreachable, 504 timeout, 499 cancelled). */
+export function toUpstreamError(server: string, error: unknown, signal?: AbortSignal, what = "tools/call"): McpEdgeError {
+  if (McpEdgeError.is(error)) return error;
+  if (signal?.aborted) return new McpEdgeError("cancelled", `${what} on "${server}" was cancelled by the caller`);
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.RequestTimeout) return new McpEdgeError("timeout", `${what} on "${server}" timed out: ${error.message}`, { server });
+    if (error.code === ErrorCode.ConnectionClosed) return new McpEdgeError("serverUnavailable", `server "${server}" closed the connection`, { server });
+    return new McpEdgeError("upstreamError", `${what} on "${server}" failed: ${error.message}`, { server, rpcCode: error.code });
+  }
+  const status = httpStatusOf(error);
+  return new McpEdgeError("serverUnavailable", `server "${server}" is unreachable: ${messageOf(error)}`, {
+    server,
+    ...(status !== undefined ? { httpStatus: status } : {}),
+  });
+}
+
+function withDeadline<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: number | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new McpEdgeError("timeout", message)), ms) as unknown as number;
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer ?? null));
+}

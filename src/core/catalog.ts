@@ -1,0 +1,142 @@
+/**
+ * Tool catalogs: the model-facing list built from every connected server's tools
+ * (named, sorted, schemas made model-safe), the synthetic resource tools, and the
+ * fingerprints that key the cross-session catalog cache.
+ */
+import { nameTools, shortHash, type NamedTool } from "./naming.js";
+
+/** One tool as a server listed it, kept with the server's name. */
+export interface ServerTool {
+  server: string;
+  tool: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+}
+
+/** One entry of `GET /v1/sessions/:id/tools`. */
+export interface ApiTool {
+  name: string;
+  server: string;
+  tool: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+}
+
+/** What a server's `tools/list` gave, reduced to what we keep and cache. */
+export interface CachedTool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+}
+
+export function toCachedTool(raw: { name: string; description?: string; inputSchema?: unknown; outputSchema?: unknown }): CachedTool {
+  return {
+    name: raw.name,
+    ...(raw.description === undefined ? {} : { description: raw.description }),
+    inputSchema: modelInputSchema(raw.inputSchema),
+    ...(isRecord(raw.outputSchema) ? { outputSchema: raw.outputSchema } : {}),
+  };
+}
+
+/** Providers require an object schema at the top; servers sometimes omit `type`. */
+export function modelInputSchema(schema: unknown): Record<string, unknown> {
+  const base = isRecord(schema) ? schema : {};
+  return { ...base, type: "object", properties: isRecord(base.properties) ? base.properties : {} };
+}
+
+export const SYNTHETIC_SERVER = "mcp";
+
+/** Synthetic tools offered when any connected server declares resources. */
+export const RESOURCE_TOOLS: readonly CachedTool[] = [
+  {
+    name: "list_mcp_resources",
+    description: "List the resources that the connected MCP servers offer (uri, name, mimeType, server).",
+    inputSchema: { type: "object", properties: { server: { type: "string", description: "Only this server's resources" } } },
+  },
+  {
+    name: "list_mcp_resource_templates",
+    description: "List the resource URI templates that the connected MCP servers offer.",
+    inputSchema: { type: "object", properties: { server: { type: "string", description: "Only this server's templates" } } },
+  },
+  {
+    name: "read_mcp_resource",
+    description: "Read one resource from an MCP server by its URI.",
+    inputSchema: {
+      type: "object",
+      properties: { server: { type: "string", description: "The server that offers the resource" }, uri: { type: "string" } },
+      required: ["server", "uri"],
+    },
+  },
+];
+
+export type ToolTarget = { kind: "server"; server: string; tool: string } | { kind: "synthetic"; tool: string };
+
+export interface Catalog {
+  tools: ApiTool[];
+  targets: Map<string, ToolTarget>;
+}
+
+/**
+ * Builds the model-facing catalog. Synthetic tool names are fixed and win over a
+ * server tool that sanitizes to the same name (which then gets a hashed name).
+ */
+export function buildCatalog(servers: ReadonlyArray<{ server: string; tools: readonly CachedTool[] }>, withResourceTools: boolean): Catalog {
+  const entries: Array<ServerTool> = servers.flatMap(({ server, tools }) =>
+    tools.map((t) => ({ server, tool: t.name, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema })),
+  );
+  const reserved = new Set(withResourceTools ? RESOURCE_TOOLS.map((t) => t.name) : []);
+  const named: NamedTool<ServerTool>[] = nameTools(entries).map((n) =>
+    reserved.has(n.name) ? { ...n, name: `${n.name.slice(0, 55)}_${shortHash(`${n.entry.server}\u0000${n.entry.tool}`)}` } : n,
+  );
+  const tools: ApiTool[] = named.map(({ name, entry }) => ({
+    name,
+    server: entry.server,
+    tool: entry.tool,
+    description: entry.description ?? "",
+    inputSchema: entry.inputSchema,
+    ...(entry.outputSchema ? { outputSchema: entry.outputSchema } : {}),
+  }));
+  const targets = new Map<string, ToolTarget>(named.map(({ name, entry }) => [name, { kind: "server", server: entry.server, tool: entry.tool }]));
+  if (withResourceTools) {
+    for (const t of RESOURCE_TOOLS) {
+      tools.push({ name: t.name, server: SYNTHETIC_SERVER, tool: t.name, description: t.description ?? "", inputSchema: t.inputSchema });
+      targets.set(t.name, { kind: "synthetic", tool: t.name });
+    }
+    tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+  return { tools, targets };
+}
+
+/** SHA-256 hex of a canonical JSON rendering (Web Crypto: same in Node and Workers). */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (isRecord(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .filter((k) => value[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** A server's identity for the shared cache: its URL and the credentials it is called with. */
+export function serverIdentity(config: { type: string; url?: string; headers?: Record<string, string>; bridge?: string; server?: string }): Promise<string> {
+  return sha256Hex(canonicalJson({ type: config.type, url: config.url, headers: config.headers, bridge: config.bridge, server: config.server }));
+}
+
+export function catalogFingerprint(tools: readonly CachedTool[]): Promise<string> {
+  return sha256Hex(canonicalJson(tools));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

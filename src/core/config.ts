@@ -1,0 +1,173 @@
+/**
+ * Server configuration: the opencode-compatible `ServerConfig` shape, validated with
+ * zod at the edge (unknown keys are rejected and named), and the deep merge of a
+ * session's entries over the deployment's. Pure: no Workers or Node APIs.
+ */
+import { z } from "zod";
+import { McpEdgeError } from "./errors.js";
+
+export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** Absolute cap for one request even while progress keeps resetting its timeout. */
+export const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 10 * 60_000;
+
+const timeoutSchema = z.union([
+  z.number().int().positive(),
+  z.strictObject({
+    startup: z.number().int().positive().optional(),
+    request: z.number().int().positive().optional(),
+  }),
+]);
+
+const oauthSchema = z.union([
+  z.literal(false),
+  z.strictObject({
+    clientId: z.string().min(1).optional(),
+    clientSecret: z.string().min(1).optional(),
+    scope: z.string().min(1).optional(),
+  }),
+]);
+
+const samplingSchema = z.enum(["deny", "ask", "allow"]);
+
+const commonFields = {
+  timeout: timeoutSchema.optional(),
+  enabled: z.boolean().optional(),
+  sampling: samplingSchema.optional(),
+};
+
+export const RemoteServerConfigSchema = z.strictObject({
+  type: z.literal("remote"),
+  url: z.string().min(1),
+  headers: z.record(z.string(), z.string()).optional(),
+  oauth: oauthSchema.optional(),
+  ...commonFields,
+});
+
+/** Reserved for the bridge (stdio servers on a developer's machine). */
+export const LocalServerConfigSchema = z.strictObject({
+  type: z.literal("local"),
+  bridge: z.string().min(1).optional(),
+  server: z.string().min(1).optional(),
+  command: z.union([z.string(), z.array(z.string())]).optional(),
+  environment: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().optional(),
+  ...commonFields,
+});
+
+/** An entry without `type`: switches (or tunes) a server the deployment defines. */
+export const ServerOverrideSchema = z.strictObject({
+  type: z.undefined().optional(),
+  url: z.string().min(1).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  oauth: oauthSchema.optional(),
+  ...commonFields,
+});
+
+export const ServerConfigSchema = z.union([RemoteServerConfigSchema, LocalServerConfigSchema, ServerOverrideSchema]);
+
+export type RemoteServerConfig = z.infer<typeof RemoteServerConfigSchema>;
+export type LocalServerConfig = z.infer<typeof LocalServerConfigSchema>;
+export type ServerConfigInput = z.infer<typeof ServerConfigSchema>;
+export type ResolvedServerConfig = RemoteServerConfig | LocalServerConfig;
+
+export const SERVER_NAME_PATTERN = /^[^\u0000-\u001f/]{1,128}$/;
+
+export const SessionBodySchema = z.strictObject({
+  servers: z.record(z.string().regex(SERVER_NAME_PATTERN, "server names are 1-128 characters without '/' or control characters"), z.unknown()).optional(),
+  roots: z.array(z.string().url()).max(64).optional(),
+});
+
+export type SessionBody = z.infer<typeof SessionBodySchema>;
+
+/**
+ * Parses one server entry. A failure names every offending key (zod's
+ * unrecognized-key issue for unknown keys), so the API can answer 400 with it.
+ */
+export function parseServerConfig(name: string, input: unknown): ServerConfigInput {
+  const typed = typeof input === "object" && input !== null ? (input as { type?: unknown }).type : undefined;
+  // Pick the branch by `type`, so the error names this branch's problems, not the union's.
+  const schema =
+    typed === "remote" ? RemoteServerConfigSchema : typed === "local" ? LocalServerConfigSchema : typed === undefined ? ServerOverrideSchema : undefined;
+  if (!schema) {
+    throw new McpEdgeError("invalidConfig", `server "${name}": type must be "remote" or "local"`, { server: name, path: ["type"] });
+  }
+  const result = schema.safeParse(input);
+  if (!result.success) throw configError(name, result.error);
+  return result.data;
+}
+
+export function configError(name: string, error: z.ZodError): McpEdgeError {
+  const unknownKeys = error.issues.flatMap((issue) => (issue.code === "unrecognized_keys" ? issue.keys : []));
+  const issues = error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message }));
+  if (unknownKeys.length > 0) {
+    return new McpEdgeError("unknownKeys", `server "${name}": unknown keys: ${unknownKeys.join(", ")}`, { server: name, unknownKeys, issues });
+  }
+  const first = issues[0];
+  return new McpEdgeError("invalidConfig", `server "${name}": ${first ? `${first.path.join(".") || "(root)"}: ${first.message}` : "invalid"}`, {
+    server: name,
+    issues,
+  });
+}
+
+/** Outcome of merging: a usable config, or a reason the server cannot run. */
+export type MergedServer = { ok: true; config: ResolvedServerConfig } | { ok: false; error: string; enabled: boolean };
+
+/**
+ * Deep-merges a session entry over the deployment's entry of the same name.
+ * Still no `type` after the merge → that server alone fails with a clear error.
+ */
+export function mergeServerConfig(name: string, base: ServerConfigInput | undefined, override: ServerConfigInput | undefined): MergedServer {
+  const merged = deepMerge(base ?? {}, override ?? {}) as Record<string, unknown>;
+  const enabled = merged.enabled !== false;
+  if (merged.type === undefined) {
+    return { ok: false, enabled, error: `server "${name}" has no "type" (and the deployment config defines no server of that name)` };
+  }
+  const schema = merged.type === "remote" ? RemoteServerConfigSchema : LocalServerConfigSchema;
+  const result = schema.safeParse(merged);
+  if (!result.success) return { ok: false, enabled, error: configError(name, result.error).message };
+  return { ok: true, config: result.data };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function deepMerge(base: unknown, override: unknown): unknown {
+  if (!isPlainObject(base) || !isPlainObject(override)) return override === undefined ? base : override;
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(override)) {
+    if (value === undefined) continue;
+    out[key] = key in base ? deepMerge(base[key], value) : value;
+  }
+  return out;
+}
+
+export interface Timeouts {
+  startup: number;
+  request: number;
+  maxTotal: number;
+}
+
+/** Server's own timeout, then the deployment default, then the named defaults. */
+export function resolveTimeouts(config: { timeout?: ServerConfigInput["timeout"] }, deploymentRequestTimeout?: number): Timeouts {
+  const t = config.timeout;
+  const startup = typeof t === "number" ? t : (t?.startup ?? DEFAULT_STARTUP_TIMEOUT_MS);
+  const request = typeof t === "number" ? t : (t?.request ?? deploymentRequestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS);
+  return { startup, request, maxTotal: Math.max(request, DEFAULT_MAX_TOTAL_TIMEOUT_MS) };
+}
+
+/** Parses the deployment's `MCP_SERVERS` JSON (a map of NAME → ServerConfig). */
+export function parseDeploymentServers(json: string | undefined): Record<string, ServerConfigInput> {
+  if (!json || json.trim() === "") return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    throw new McpEdgeError("invalidConfig", "MCP_SERVERS is not valid JSON");
+  }
+  if (!isPlainObject(raw)) throw new McpEdgeError("invalidConfig", "MCP_SERVERS must be a JSON object");
+  const out: Record<string, ServerConfigInput> = {};
+  for (const [name, value] of Object.entries(raw)) out[name] = parseServerConfig(name, value);
+  return out;
+}

@@ -1,0 +1,60 @@
+/**
+ * The state machine of one upstream connection.
+ *
+ *   idle ──connect──▶ connecting ──▶ connected | failed | needs_auth | needs_client_registration
+ *   connected ──▶ failed (closed, with the reason) | connecting (reconnect) | disabled
+ *   failed | needs_auth | needs_client_registration ──▶ connecting | disabled
+ *   disabled ──▶ connecting
+ *   any ──▶ closed (session deleted or server removed; final)
+ *
+ * `connecting` is internal: API answers wait until a connection has settled.
+ */
+
+export const ConnectionState = {
+  idle: "idle",
+  connecting: "connecting",
+  connected: "connected",
+  disabled: "disabled",
+  failed: "failed",
+  needsAuth: "needs_auth",
+  needsClientRegistration: "needs_client_registration",
+  closed: "closed",
+} as const;
+
+export type ConnectionState = (typeof ConnectionState)[keyof typeof ConnectionState];
+
+/** The states the API reports. */
+export type PublicStatus = "connected" | "disabled" | "failed" | "needs_auth" | "needs_client_registration";
+
+const TRANSITIONS: Record<ConnectionState, readonly ConnectionState[]> = {
+  idle: ["connecting", "disabled", "failed", "closed"],
+  connecting: ["connected", "failed", "needs_auth", "needs_client_registration", "disabled", "closed"],
+  connected: ["failed", "connecting", "disabled", "closed"],
+  failed: ["connecting", "disabled", "closed"],
+  needs_auth: ["connecting", "disabled", "closed"],
+  needs_client_registration: ["connecting", "disabled", "closed"],
+  disabled: ["connecting", "closed"],
+  closed: [],
+};
+
+export function canTransition(from: ConnectionState, to: ConnectionState): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export function toPublicStatus(state: ConnectionState): PublicStatus {
+  switch (state) {
+    case "connected":
+    case "disabled":
+    case "needs_auth":
+    case "needs_client_registration":
+      return state;
+    default:
+      return "failed";
+  }
+}
+
+export interface ServerStatus {
+  status: PublicStatus;
+  error?: string;
+  tools?: number;
+}
