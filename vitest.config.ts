@@ -10,7 +10,20 @@ export default defineConfig({
       },
       {
         // The Worker and its Durable Objects inside workerd, against real MCP servers.
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                // Deployment-defined servers, off unless a session switches them on.
+                MCP_SERVERS: JSON.stringify({
+                  shared: { type: "remote", url: inject("peers").fixture, enabled: false },
+                  sharedEverything: { type: "remote", url: inject("peers").everything, enabled: false, timeout: { request: 5000 } },
+                }),
+              },
+            },
+          })),
+        ],
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],

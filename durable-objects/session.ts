@@ -5,7 +5,7 @@
  * depend on the Agent base class.
  */
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
-import { buildCatalog, catalogFingerprint, serverIdentity, type Catalog, type CachedTool } from "../src/core/catalog.js";
+import { buildCatalog, catalogFingerprint, serverIdentity, type Catalog, type CachedTool, type ToolTarget } from "../src/core/catalog.js";
 import {
   mergeServerConfig,
   parseServerConfig,
@@ -149,7 +149,7 @@ export class Session {
       roots: () => this.session?.roots ?? [],
       onToolsChanged: (c) => this.onToolsChanged(name, c),
       onStateChanged: (c) => this.onConnectionState(name, c),
-      log: (level, message, data) => console[level === "info" ? "log" : level](`[session] ${message}`, JSON.stringify(data ?? {})),
+      log: (level, message, data) => console[level === "info" ? "log" : level](`[session] ${message}`, JSON.stringify(data ?? {}).slice(0, 300)),
     });
     return { kind: "connection", input, connection };
   }
@@ -327,13 +327,26 @@ export class Session {
   }
 
   async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal, onProgress?: (p: Progress) => void): Promise<NormalizedResult> {
-    const catalog = await this.tools();
-    const target = catalog.targets.get(name);
+    const target = (await this.tools()).targets.get(name) ?? this.recoverableTarget(name);
     if (!target) throw new McpEdgeError("toolNotFound", `unknown tool "${name}"`, { name });
     if (target.kind === "synthetic") return this.callResourceTool(target.tool, args, signal);
     const connection = this.requireConnection(target.server);
     const result = await connection.callTool(target.tool, args, { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) });
     return normalizeToolResult(result);
+  }
+
+  /**
+   * A tool of a server that failed since it was listed (lost connection): still
+   * callable, so the call can reconnect it once instead of answering "unknown tool".
+   */
+  private recoverableTarget(name: string): ToolTarget | undefined {
+    const servers = [...this.slots.entries()].flatMap(([server, slot]) =>
+      slot.kind === "connection" && (slot.connection.state === ConnectionState.connected || slot.connection.state === ConnectionState.failed)
+        ? [{ server, tools: slot.connection.tools }]
+        : [],
+    );
+    const target = buildCatalog(servers, false).targets.get(name);
+    return target;
   }
 
   private async callResourceTool(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<NormalizedResult> {

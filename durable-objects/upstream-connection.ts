@@ -24,6 +24,7 @@ import { canTransition, ConnectionState, toPublicStatus, type ServerStatus } fro
 import { McpEdgeError, messageOf } from "../src/core/errors.js";
 import { collectPages } from "../src/core/pagination.js";
 import { redactUrl } from "../src/core/url-policy.js";
+import { classifyAuthChallenge, type AuthChallenge } from "./auth-discovery.js";
 import { safeJsonSchemaValidator } from "./json-schema-validator.js";
 
 export const CLIENT_INFO = { name: "mcp-edge", version: "0.1.0" } as const;
@@ -52,7 +53,6 @@ export interface CallOptions {
   onProgress?: (progress: Progress) => void;
 }
 
-type AuthChallenge = { status: number; wwwAuthenticate: string | null };
 
 export class UpstreamConnection {
   state: ConnectionState = ConnectionState.idle;
@@ -139,8 +139,20 @@ export class UpstreamConnection {
       this.hooks.onToolsChanged(this);
     } catch (error) {
       await this.dropClient();
-      if (this.lastChallenge) {
-        this.transition(ConnectionState.needsAuth, authMessage(this.lastChallenge));
+      const challenge = this.lastChallenge;
+      if (challenge) {
+        const verdict = await withDeadline(
+          classifyAuthChallenge(config, challenge, this.hooks.fetch ?? fetch),
+          this.timeouts.startup,
+          `OAuth discovery timed out after ${this.timeouts.startup} ms`,
+        ).catch((e: unknown) => ({ state: "failed" as const, error: messageOf(e) }));
+        const to =
+          verdict.state === "needs_auth"
+            ? ConnectionState.needsAuth
+            : verdict.state === "needs_client_registration"
+              ? ConnectionState.needsClientRegistration
+              : ConnectionState.failed;
+        this.transition(to, verdict.error);
       } else {
         this.transition(ConnectionState.failed, describeConnectError(error));
       }
@@ -153,9 +165,11 @@ export class UpstreamConnection {
       try {
         await this.start(config, "streamable-http", resume);
         // A resumed session skips initialize, so the SDK does not open the standalone GET
-        // stream; open it ourselves so server-initiated messages keep flowing.
+        // stream; open it ourselves so server-initiated messages keep flowing. If it cannot
+        // be opened (the server forgot us, or still holds the old stream: 409), the resumed
+        // session would be deaf, so initialize a new one instead.
         const transport = this.transport as StreamableHTTPClientTransport;
-        void transport.resumeStream(undefined as unknown as string).catch((error: unknown) => this.onTransportError(error));
+        await transport.resumeStream(undefined as unknown as string);
         await this.refreshTools();
         return;
       } catch (error) {
@@ -232,7 +246,7 @@ export class UpstreamConnection {
     return async (input, init) => {
       const response = await base(input, init);
       if (response.status === 401 || (response.status === 403 && response.headers.has("www-authenticate"))) {
-        this.lastChallenge = { status: response.status, wwwAuthenticate: response.headers.get("www-authenticate") };
+        this.lastChallenge = { status: response.status, headers: new Headers(response.headers) };
       }
       return response;
     };
@@ -385,10 +399,6 @@ function resumeInfo(kind: ResumeInfo["transport"], transport: Transport, client:
   return info;
 }
 
-function authMessage(challenge: AuthChallenge): string {
-  return `server requires authorization (HTTP ${challenge.status}${challenge.wwwAuthenticate ? `, ${challenge.wwwAuthenticate.split(" ")[0]}` : ""})`;
-}
-
 function httpStatusOf(error: unknown): number | undefined {
   if (error instanceof StreamableHTTPError) return error.code;
   if (typeof error === "object" && error !== null && "code" in error && error.constructor?.name === "SseError") {
@@ -409,8 +419,10 @@ function isSessionLost(error: unknown, hadSession: boolean): boolean {
   return hadSession && (status === 404 || status === 400);
 }
 
+/** The request never got an HTTP answer (refused, reset, closed): the fetch itself threw. */
 function isNetworkFailure(error: unknown): boolean {
-  return error instanceof TypeError || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed);
+  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
+  return !McpEdgeError.is(error) && httpStatusOf(error) === undefined;
 }
 
 function describeConnectError(error: unknown): string {

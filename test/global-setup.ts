@@ -1,11 +1,6 @@
 import type { TestProject } from "vitest/node";
+import type {} from "./peer-urls.js";
 import { startPeers } from "./peers.js";
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    peers: Record<string, string>;
-  }
-}
 
 export default async function setup(project: TestProject) {
   const peers = await startPeers();

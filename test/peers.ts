@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { createServer as createNetServer, connect } from "node:net";
 import { fileURLToPath } from "node:url";
+import type { PeerUrls } from "./peer-urls.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const EVERYTHING = `${root}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
@@ -70,6 +71,15 @@ export class Peer {
     });
   }
 
+  /** SIGSTOP: the port still accepts connections, but nothing answers (a hung server). */
+  async pause(): Promise<void> {
+    this.child?.kill("SIGSTOP");
+  }
+
+  async resume(): Promise<void> {
+    this.child?.kill("SIGCONT");
+  }
+
   async restart(): Promise<void> {
     await this.stop();
     await this.start();
@@ -77,7 +87,7 @@ export class Peer {
 }
 
 export interface Peers {
-  urls: Record<string, string>;
+  urls: PeerUrls;
   stop(): Promise<void>;
 }
 
@@ -91,17 +101,17 @@ export async function startPeers(): Promise<Peers> {
   };
   await Promise.all(Object.values(peers).map((p) => p.start()));
 
-  // POST /restart/NAME restarts that peer on the same port(s) and answers once it listens again.
+  // POST /restart|stop|start|pause|resume/NAME acts on that peer (same port(s)) and answers once done.
   const controlServer: Server = createServer(async (req, res) => {
-    const match = /^\/restart\/(\w+)$/.exec(req.url ?? "");
-    const peer = match ? peers[match[1]!] : undefined;
+    const match = /^\/(restart|stop|start|pause|resume)\/(\w+)$/.exec(req.url ?? "");
+    const peer = match ? peers[match[2]!] : undefined;
     if (req.method !== "POST" || !peer) {
       res.writeHead(404).end();
       return;
     }
     try {
-      await peer.restart();
-      res.writeHead(200).end("restarted");
+      await peer[match![1] as "restart" | "stop" | "start" | "pause" | "resume"]();
+      res.writeHead(200).end("done");
     } catch (error) {
       res.writeHead(500).end(String(error));
     }

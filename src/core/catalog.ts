@@ -3,7 +3,7 @@
  * (named, sorted, schemas made model-safe), the synthetic resource tools, and the
  * fingerprints that key the cross-session catalog cache.
  */
-import { nameTools, shortHash, type NamedTool } from "./naming.js";
+import { nameTools, type NamedTool } from "./naming.js";
 
 /** One tool as a server listed it, kept with the server's name. */
 export interface ServerTool {
@@ -88,9 +88,7 @@ export function buildCatalog(servers: ReadonlyArray<{ server: string; tools: rea
     tools.map((t) => ({ server, tool: t.name, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema })),
   );
   const reserved = new Set(withResourceTools ? RESOURCE_TOOLS.map((t) => t.name) : []);
-  const named: NamedTool<ServerTool>[] = nameTools(entries).map((n) =>
-    reserved.has(n.name) ? { ...n, name: `${n.name.slice(0, 55)}_${shortHash(`${n.entry.server}\u0000${n.entry.tool}`)}` } : n,
-  );
+  const named: NamedTool<ServerTool>[] = nameTools(entries, reserved);
   const tools: ApiTool[] = named.map(({ name, entry }) => ({
     name,
     server: entry.server,

@@ -1,15 +1,15 @@
 /**
  * The state machine of one upstream connection.
  *
- *   idle ──connect──▶ connecting ──▶ connected | failed | needs_auth | needs_client_registration
- *   connected ──▶ failed (closed, with the reason) | connecting (reconnect) | disabled
- *   failed | needs_auth | needs_client_registration ──▶ connecting | disabled
- *   disabled ──▶ connecting
- *   any ──▶ closed (session deleted or server removed; final)
+ *   idle ──▶ connecting | disabled (enabled:false) | failed (restored from storage) | closed
+ *   connecting ──▶ connected | failed | needs_auth | needs_client_registration | disabled | closed
+ *   connected ──▶ failed (closed, with the reason) | connecting (reconnect) | disabled | closed
+ *   failed | needs_auth | needs_client_registration ──▶ connecting | disabled | closed
+ *   disabled ──▶ connecting | closed
+ *   closed: final (session deleted or server removed)
  *
  * `connecting` is internal: API answers wait until a connection has settled.
  */
-
 export const ConnectionState = {
   idle: "idle",
   connecting: "connecting",

@@ -39,23 +39,39 @@ function withHash(base: string, identity: ToolIdentity): string {
   return base.slice(0, MAX_TOOL_NAME_LENGTH - suffix.length) + suffix;
 }
 
-/** Names every tool and returns them sorted by final name (stable for prompt caches). */
-export function nameTools<T extends ToolIdentity>(entries: readonly T[]): NamedTool<T>[] {
+/**
+ * Names every tool and returns them sorted by final name (stable for prompt caches).
+ * `reserved` names (e.g. synthetic tools) are never given to a tool: one that would
+ * get such a name gets the hashed form instead.
+ */
+export function nameTools<T extends ToolIdentity>(entries: readonly T[], reserved: ReadonlySet<string> = new Set()): NamedTool<T>[] {
   const ordered = [...entries].sort((a, b) => compare(a.server, b.server) || compare(a.tool, b.tool));
   const first = ordered.map((entry) => {
     const base = `${sanitizeName(entry.server)}_${sanitizeName(entry.tool)}`;
     return { entry, base, name: base.length > MAX_TOOL_NAME_LENGTH ? withHash(base, entry) : base };
   });
   const counts = countBy(first.map((item) => item.name));
-  const second = first.map((item) => ({ ...item, name: counts.get(item.name)! > 1 ? withHash(item.base, item.entry) : item.name }));
-  // A hash collision on top of a name collision: number the rest, still in identity order.
-  const seen = new Map<string, number>();
+  const second = first.map((item) => ({
+    ...item,
+    name: counts.get(item.name)! > 1 || reserved.has(item.name) ? withHash(item.base, item.entry) : item.name,
+  }));
+  // A hashed name can still equal another tool's plain name (or two hashes can collide):
+  // number the later ones in identity order, skipping every name already in use.
+  const taken = new Set<string>([...reserved, ...second.map((item) => item.name)]);
+  const used = new Set<string>(reserved);
   const named = second.map(({ entry, name }) => {
-    const n = seen.get(name) ?? 0;
-    seen.set(name, n + 1);
-    if (n === 0) return { name, entry };
-    const suffix = `_${n}`;
-    return { name: name.slice(0, MAX_TOOL_NAME_LENGTH - suffix.length) + suffix, entry };
+    if (!used.has(name)) {
+      used.add(name);
+      return { name, entry };
+    }
+    for (let n = 1; ; n++) {
+      const suffix = `_${n}`;
+      const candidate = name.slice(0, MAX_TOOL_NAME_LENGTH - suffix.length) + suffix;
+      if (taken.has(candidate)) continue;
+      taken.add(candidate);
+      used.add(candidate);
+      return { name: candidate, entry };
+    }
   });
   return named.sort((a, b) => compare(a.name, b.name));
 }

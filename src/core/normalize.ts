@@ -66,7 +66,7 @@ export function normalizeToolResult(result: RawToolResult): NormalizedResult {
       case "resource_link": {
         const uri = str(block.uri) ?? "";
         const name = str(block.name) ?? str(block.title) ?? uri;
-        if (uri.startsWith("data:")) {
+        if (/^data:/i.test(uri)) {
           const match = BASE64_DATA_URI.exec(uri);
           // Only base64 data URIs become attachments; other data URIs are dropped.
           if (match) attachments.push({ mime: str(block.mimeType) ?? (match[1] || "application/octet-stream"), url: uri });

@@ -23,7 +23,8 @@ export async function collectPages<T>(
   for (let page = 0; page < maxPages; page++) {
     const result = await fetchPage(cursor);
     items.push(...result.items);
-    if (result.nextCursor === undefined || result.nextCursor === null) return items;
+    // Absent, null or empty: no more pages (some servers send "" for "none").
+    if (result.nextCursor === undefined || result.nextCursor === null || result.nextCursor === "") return items;
     if (seen.has(result.nextCursor)) {
       throw new McpEdgeError("upstreamError", `${what}: the server repeated cursor ${JSON.stringify(result.nextCursor)}`);
     }

@@ -1,7 +1,8 @@
 /**
- * `read_mcp_resource` results for the model: text contents go to the output, binary
- * contents become attachments only for an allow-list of MIME types and up to a size
- * cap; anything else is a clear error instead of bytes the model cannot use.
+ * `read_mcp_resource` results for the model: text contents (and base64 blobs of a
+ * textual type) go to the output, binary contents become attachments only for an
+ * allow-list of MIME types and up to a size cap; anything else is a clear error
+ * instead of bytes the model cannot use.
  */
 import type { NormalizedResult } from "./normalize.js";
 
@@ -31,6 +32,20 @@ export function base64DecodedLength(base64: string): number {
   return Math.floor((clean.length * 3) / 4) - padding;
 }
 
+function isTextual(mime: string): boolean {
+  return mime.startsWith("text/") || mime === "application/json" || mime.endsWith("+json") || mime === "application/xml";
+}
+
+function decodeBase64Utf8(base64: string): string | undefined {
+  let binary: string;
+  try {
+    binary = atob(base64.replace(/\s/g, ""));
+  } catch {
+    return undefined;
+  }
+  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+}
+
 export function readResourceAsResult(contents: readonly ResourceContent[]): NormalizedResult {
   const texts: string[] = [];
   const attachments: NormalizedResult["attachments"] = [];
@@ -43,10 +58,19 @@ export function readResourceAsResult(contents: readonly ResourceContent[]): Norm
     if (typeof content.blob !== "string") continue;
     const mime = (content.mimeType ?? "application/octet-stream").toLowerCase();
     const size = base64DecodedLength(content.blob);
+    if (size > MAX_BINARY_RESOURCE_BYTES) {
+      problems.push(`${content.uri}: content is ${size} bytes, over the ${MAX_BINARY_RESOURCE_BYTES}-byte limit`);
+      continue;
+    }
+    if (isTextual(mime)) {
+      // A text resource sent base64-encoded is still text for the model.
+      const text = decodeBase64Utf8(content.blob);
+      if (text === undefined) problems.push(`${content.uri}: content is not valid base64`);
+      else texts.push(text);
+      continue;
+    }
     if (!BINARY_RESOURCE_MIME_ALLOW_LIST.includes(mime)) {
       problems.push(`${content.uri}: binary content of type ${mime} is not supported (allowed: ${BINARY_RESOURCE_MIME_ALLOW_LIST.join(", ")})`);
-    } else if (size > MAX_BINARY_RESOURCE_BYTES) {
-      problems.push(`${content.uri}: binary content is ${size} bytes, over the ${MAX_BINARY_RESOURCE_BYTES}-byte limit`);
     } else {
       attachments.push({ mime, url: `data:${mime};base64,${content.blob}` });
     }

@@ -66,6 +66,12 @@ function isPrivateIPv6(host: string): boolean {
     const v4 = parseIPv4(mapped[1]!) ?? hexPairToIPv4(mapped[1]!);
     return v4 ? isPrivateIPv4(v4) : true;
   }
+  // IPv4-compatible (::a.b.c.d, deprecated) and NAT64 (64:ff9b::a.b.c.d) embed an IPv4 address.
+  const embedded = /^(?:::|64:ff9b::)(.+)$/.exec(h);
+  if (embedded) {
+    const v4 = parseIPv4(embedded[1]!) ?? hexPairToIPv4(embedded[1]!);
+    if (v4) return isPrivateIPv4(v4);
+  }
   return /^f[cd]/.test(h) || /^fe[89ab]/.test(h) || h.startsWith("ff");
 }
 

@@ -1,0 +1,15 @@
+/** URLs of the real peers that globalSetup starts, handed to tests with provide/inject. */
+export interface PeerUrls {
+  everything: string;
+  everythingSse: string;
+  fixture: string;
+  oauth: string;
+  refused: string;
+  control: string;
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    peers: PeerUrls;
+  }
+}

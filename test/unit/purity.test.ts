@@ -1,0 +1,106 @@
+/**
+ * src/core is the pure MCP logic: no Workers runtime, no Node APIs, no HTTP framework.
+ * These tests read every module's source for its imports and load each one in plain Node.
+ */
+import { describe, expect, it } from "vitest";
+
+// Node's own modules, loaded by a computed specifier: the project's tsconfig types the
+// Workers runtime (no @types/node), and this test alone needs the file system.
+interface NodeFs {
+  readdirSync(path: string): string[];
+  readFileSync(path: string, encoding: "utf8"): string;
+}
+const load = (name: string): Promise<unknown> => import(/* @vite-ignore */ `node:${name}`);
+const fs = (await load("fs")) as NodeFs;
+const { builtinModules } = (await load("module")) as { builtinModules: string[] };
+
+const testPath = expect.getState().testPath!;
+const coreDir = testPath.replace(/[\\/]test[\\/]unit[\\/]purity\.test\.ts$/, "/src/core/");
+const files = fs
+  .readdirSync(coreDir)
+  .filter((f) => f.endsWith(".ts"))
+  .sort();
+
+const FORBIDDEN_PREFIXES = ["cloudflare:", "node:", "hono", "agents", "@cloudflare/"];
+const NODE_BUILTINS = new Set(builtinModules.map((m) => m.replace(/^node:/, "")));
+
+/** Every module specifier: static imports/exports (incl. type-only and side-effect imports), import(), require(). */
+function importSpecifiers(source: string): string[] {
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
+  const specifiers: string[] = [];
+  const patterns = [
+    /\b(?:import|export)\s+(?:type\s+)?[^'"`;]*?\bfrom\s*(["'])([^"']+)\1/g,
+    /\bimport\s*(["'])([^"']+)\1/g,
+    /\bimport\s*\(\s*(["'`])([^"'`]+)\1\s*\)/g,
+    /\brequire\s*\(\s*(["'`])([^"'`]+)\1\s*\)/g,
+  ];
+  for (const pattern of patterns) for (const match of code.matchAll(pattern)) specifiers.push(match[2]!);
+  return specifiers;
+}
+
+function forbidden(specifier: string): boolean {
+  if (FORBIDDEN_PREFIXES.some((p) => specifier.startsWith(p))) return true;
+  const root = specifier.split("/")[0]!;
+  return NODE_BUILTINS.has(specifier) || NODE_BUILTINS.has(root);
+}
+
+describe("src/core purity", () => {
+  it("finds the core modules", () => {
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "catalog.ts",
+        "config.ts",
+        "connection-state.ts",
+        "errors.ts",
+        "instructions.ts",
+        "naming.ts",
+        "normalize.ts",
+        "pagination.ts",
+        "resources.ts",
+        "url-policy.ts",
+      ]),
+    );
+  });
+
+  it("the import scanner sees every form of import (self-test)", () => {
+    const sample = [
+      'import { a } from "node:fs";',
+      "import type { B } from 'hono';",
+      'import * as c from "crypto";',
+      'import "cloudflare:workers";',
+      'export { d } from "agents/mcp";',
+      'const e = await import("@cloudflare/workers-types");',
+      'const f = require("path");',
+      "import {\n  g,\n  h,\n} from \"http\";",
+      '// import { x } from "fs";',
+      "import { ok } from './ok.js';",
+    ].join("\n");
+    expect(importSpecifiers(sample)).toEqual(
+      expect.arrayContaining(["node:fs", "hono", "crypto", "cloudflare:workers", "agents/mcp", "@cloudflare/workers-types", "path", "http", "./ok.js"]),
+    );
+    expect(importSpecifiers(sample)).not.toContain("fs");
+    expect(["node:fs", "hono", "crypto", "cloudflare:workers", "agents/mcp", "@cloudflare/workers-types", "path", "http", "fs/promises"].every(forbidden)).toBe(true);
+    expect(["./ok.js", "zod", "@modelcontextprotocol/sdk/types.js"].some(forbidden)).toBe(false);
+  });
+
+  for (const file of files) {
+    it(`${file} imports nothing from Workers, Node, hono or agents`, () => {
+      const specifiers = importSpecifiers(fs.readFileSync(coreDir + file, "utf8"));
+      const bad = specifiers.filter(forbidden);
+      expect(bad, `${file} imports ${bad.join(", ")}`).toEqual([]);
+      // Everything else is relative (another core module) or zod.
+      for (const s of specifiers) expect(s.startsWith("./") || s === "zod", `${file}: ${s}`).toBe(true);
+    });
+
+    it(`${file} loads in plain Node`, async () => {
+      const module = (await import(/* @vite-ignore */ `../../src/core/${file.replace(/\.ts$/, ".js")}`)) as Record<string, unknown>;
+      expect(Object.keys(module).length).toBeGreaterThan(0);
+    });
+  }
+
+  it("runs in Node, not workerd", () => {
+    const { process } = globalThis as unknown as { process?: { versions?: { node?: string } } };
+    expect(typeof process?.versions?.node).toBe("string");
+    expect((globalThis as { WebSocketPair?: unknown }).WebSocketPair).toBeUndefined();
+  });
+});

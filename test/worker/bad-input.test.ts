@@ -1,0 +1,121 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, createSession, peers, remote } from "./helpers.js";
+
+function expectError(res: { status: number; body: any }, status: number, code?: string) {
+  expect(res.status).toBe(status);
+  expect(res.body).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });
+  if (code) expect(res.body.error.code).toBe(code);
+}
+
+describe("bad session bodies are 400s that say why", () => {
+  it("malformed JSON", async () => {
+    expectError(await api("POST", "/v1/sessions", "{not json"), 400, "badRequest");
+  });
+
+  it("a body that is not an object", async () => {
+    expectError(await api("POST", "/v1/sessions", "[]"), 400);
+    expectError(await api("POST", "/v1/sessions", '"hello"'), 400);
+  });
+
+  it("unknown top-level keys are named", async () => {
+    const res = await api("POST", "/v1/sessions", { servers: {}, sever: {} });
+    expectError(res, 400, "unknownKeys");
+    expect(res.body.error.message).toContain("sever");
+  });
+
+  it("unknown server keys are named", async () => {
+    const res = await api("POST", "/v1/sessions", { servers: { s: { type: "remote", url: peers.everything, bogus: 1, other: 2 } } });
+    expectError(res, 400, "unknownKeys");
+    expect(res.body.error.data.unknownKeys).toEqual(["bogus", "other"]);
+    expect(res.body.error.message).toContain('"s"');
+  });
+
+  it.each([
+    ["an unknown type", { type: "carrier-pigeon", url: "http://x" }],
+    ["a non-http scheme", { type: "remote", url: "ftp://example.com/mcp" }],
+    ["a URL that is not one", { type: "remote", url: "not a url" }],
+    ["credentials in the URL", { type: "remote", url: "http://user:pw@127.0.0.1/mcp" }],
+    ["headers that are not strings", { type: "remote", url: "http://127.0.0.1/mcp", headers: { a: 1 } }],
+    ["a negative timeout", { type: "remote", url: "http://127.0.0.1/mcp", timeout: -5 }],
+    ["an unknown timeout key", { type: "remote", url: "http://127.0.0.1/mcp", timeout: { connect: 5 } }],
+    ["a bad sampling policy", { type: "remote", url: "http://127.0.0.1/mcp", sampling: "sometimes" }],
+    ["a remote server without url", { type: "remote" }],
+    ["a config that is not an object", "http://127.0.0.1/mcp"],
+  ])("%s", async (_label, config) => {
+    const res = await api("POST", "/v1/sessions", { servers: { s: config } });
+    expectError(res, 400);
+    expect(res.body.error.message).toContain('"s"');
+  });
+
+  it("roots must be URIs and server names must not contain '/'", async () => {
+    expectError(await api("POST", "/v1/sessions", { roots: ["not a uri"] }), 400);
+    expectError(await api("POST", "/v1/sessions", { servers: { "a/b": remote(peers.everything) } }), 400);
+  });
+});
+
+describe("bad requests on a session", () => {
+  let id: string;
+  beforeAll(async () => {
+    id = (await createSession({ everything: remote(peers.everything) })).id;
+  });
+
+  it("unknown or malformed session ids are 404", async () => {
+    expectError(await api("GET", "/v1/sessions/ses_0000000000000000000000000z"), 404, "sessionNotFound");
+    expectError(await api("GET", "/v1/sessions/../../etc"), 404);
+    expectError(await api("GET", "/v1/sessions/nope/tools"), 404, "sessionNotFound");
+    expectError(await api("POST", "/v1/sessions/ses_0000000000000000000000000z/tools/call", { name: "x" }), 404, "sessionNotFound");
+  });
+
+  it("unknown routes are JSON 404s", async () => {
+    expectError(await api("GET", "/nope"), 404, "notFound");
+    expectError(await api("GET", `/v1/sessions/${id}/nope`), 404, "notFound");
+  });
+
+  it("tools/call validates its body", async () => {
+    const path = `/v1/sessions/${id}/tools/call`;
+    expectError(await api("POST", path, {}), 400);
+    expectError(await api("POST", path, { name: "" }), 400);
+    expectError(await api("POST", path, { name: "everything_echo", arguments: [1, 2] }), 400);
+    expectError(await api("POST", path, { name: "everything_echo", arguments: { message: "x" }, extra: true }), 400, "unknownKeys");
+    expectError(await api("POST", path, "garbage"), 400, "badRequest");
+    expectError(await api("POST", path), 400, "badRequest");
+  });
+
+  it("an unknown tool is 404 naming it", async () => {
+    const res = await api("POST", `/v1/sessions/${id}/tools/call`, { name: "everything_nope" });
+    expectError(res, 404, "toolNotFound");
+    expect(res.body.error.message).toContain("everything_nope");
+  });
+
+  it("arguments the server rejects come back as a tool error or upstream error, never a crash", async () => {
+    const res = await api("POST", `/v1/sessions/${id}/tools/call`, { name: "everything_echo", arguments: { message: 42 } });
+    expect([200, 502]).toContain(res.status);
+    if (res.status === 200) expect(res.body.isError).toBe(true);
+  });
+
+  it("a bad PUT is a 400 and leaves the existing server untouched", async () => {
+    expectError(await api("PUT", `/v1/sessions/${id}/servers/everything`, { type: "remote", url: "ftp://x" }), 400);
+    const status = await api("GET", `/v1/sessions/${id}`);
+    expect(status.body.servers.everything.status).toBe("connected");
+    const call = await api("POST", `/v1/sessions/${id}/tools/call`, { name: "everything_echo", arguments: { message: "still here" } });
+    expect(call.body.output).toBe("Echo: still here");
+  });
+
+  it("server operations on an unknown server are 404", async () => {
+    expectError(await api("POST", `/v1/sessions/${id}/servers/ghost/connect`), 404, "serverNotFound");
+    expectError(await api("POST", `/v1/sessions/${id}/servers/ghost/disconnect`), 404, "serverNotFound");
+    expectError(await api("DELETE", `/v1/sessions/${id}/servers/ghost`), 404, "serverNotFound");
+    expectError(await api("POST", `/v1/sessions/${id}/resources/read`, { server: "ghost", uri: "x://y" }), 404, "serverNotFound");
+    expectError(await api("POST", `/v1/sessions/${id}/prompts/get`, { server: "ghost", name: "p" }), 404, "serverNotFound");
+  });
+
+  it("resources/read and prompts/get validate their bodies", async () => {
+    expectError(await api("POST", `/v1/sessions/${id}/resources/read`, { server: "everything" }), 400);
+    expectError(await api("POST", `/v1/sessions/${id}/prompts/get`, { server: "everything", name: "p", arguments: { a: 1 } }), 400);
+  });
+
+  it("an upstream error on resources/read is a 502 with the cause", async () => {
+    const res = await api("POST", `/v1/sessions/${id}/resources/read`, { server: "everything", uri: "nope://missing" });
+    expectError(res, 502, "upstreamError");
+  });
+});
