@@ -32,6 +32,16 @@ export default defineConfig({
           hookTimeout: 30_000,
         },
       },
+      {
+        // The same Worker configured as a deployment: private and loopback URLs refused.
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: { bindings: { ALLOW_PRIVATE_URLS: "false" } },
+          }),
+        ],
+        test: { name: "deployed", include: ["test/deployed/**/*.test.ts"], testTimeout: 30_000 },
+      },
     ],
   },
 });
