@@ -15,6 +15,8 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: {
+                // Local peers live on loopback, which a deployment refuses.
+                ALLOW_PRIVATE_URLS: "true",
                 // Deployment-defined servers, off unless a session switches them on.
                 MCP_SERVERS: JSON.stringify({
                   shared: { type: "remote", url: inject("peers").fixture, enabled: false },
@@ -37,7 +39,7 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { bindings: { ALLOW_PRIVATE_URLS: "false" } },
+            // wrangler.toml's own setting: ALLOW_PRIVATE_URLS = "false".
           }),
         ],
         test: { name: "deployed", include: ["test/deployed/**/*.test.ts"], testTimeout: 30_000 },
