@@ -6,7 +6,6 @@
  * client that has since been replaced are ignored.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -26,6 +25,7 @@ import { collectPages } from "../src/core/pagination.js";
 import { redactUrl } from "../src/core/url-policy.js";
 import { classifyAuthChallenge, type AuthChallenge } from "./auth-discovery.js";
 import { safeJsonSchemaValidator } from "./json-schema-validator.js";
+import { WorkerSSEClientTransport } from "./sse-transport.js";
 
 export const CLIENT_INFO = { name: "mcp-edge", version: "0.1.0" } as const;
 
@@ -61,7 +61,7 @@ export class UpstreamConnection {
   resume: ResumeInfo | undefined;
 
   private client: Client | undefined;
-  private transport: StreamableHTTPClientTransport | SSEClientTransport | undefined;
+  private transport: StreamableHTTPClientTransport | WorkerSSEClientTransport | undefined;
   private connecting: Promise<void> | undefined;
   private lastChallenge: AuthChallenge | undefined;
 
@@ -205,7 +205,7 @@ export class UpstreamConnection {
             fetch: observedFetch,
             ...(resume?.sessionId ? { sessionId: resume.sessionId } : {}),
           })
-        : new SSEClientTransport(url, { requestInit, fetch: observedFetch, eventSourceInit: { fetch: observedFetch } });
+        : new WorkerSSEClientTransport(url, { requestInit, fetch: observedFetch });
     const client = new Client(CLIENT_INFO, {
       capabilities: { roots: { listChanged: true } },
       jsonSchemaValidator: safeJsonSchemaValidator(),
