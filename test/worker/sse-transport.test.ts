@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { WorkerSSEClientTransport } from "../../durable-objects/sse-transport.js";
 import { peers } from "./helpers.js";
 
@@ -10,9 +11,9 @@ async function deliveredIds(transport: SSEClientTransport): Promise<Array<string
   const client = new Client({ name: "probe", version: "1" });
   await client.connect(transport);
   const onmessage = transport.onmessage!;
-  transport.onmessage = (message, extra) => {
+  transport.onmessage = (message: JSONRPCMessage) => {
     if ("id" in message && ("result" in message || "error" in message)) ids.push(message.id);
-    onmessage(message, extra);
+    onmessage(message);
   };
   await client.listTools();
   await client.callTool({ name: "echo", arguments: { message: "once" } });
