@@ -12,7 +12,7 @@ async function deliveredIds(transport: SSEClientTransport): Promise<Array<string
   await client.connect(transport);
   const onmessage = transport.onmessage!;
   transport.onmessage = (message: JSONRPCMessage) => {
-    if ("id" in message && ("result" in message || "error" in message)) ids.push(message.id);
+    if ("id" in message && message.id !== undefined && ("result" in message || "error" in message)) ids.push(message.id);
     onmessage(message);
   };
   await client.listTools();
