@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { McpEdgeError } from "../src/core/errors.js";
+import { parseOrThrow } from "../src/core/validation.js";
 import { errorResponse, notFound, readJson } from "../src/http/errors.js";
 import type { Session } from "./session.js";
 
@@ -21,18 +22,6 @@ const GetPromptBody = z.strictObject({
   name: z.string().min(1),
   arguments: z.record(z.string(), z.string()).optional(),
 });
-
-function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const unknownKeys = result.error.issues.flatMap((i) => (i.code === "unrecognized_keys" ? i.keys : []));
-  const issue = result.error.issues[0];
-  throw new McpEdgeError(
-    unknownKeys.length ? "unknownKeys" : "badRequest",
-    unknownKeys.length ? `unknown keys: ${unknownKeys.join(", ")}` : `${issue?.path.join(".") || "body"}: ${issue?.message}`,
-    { issues: result.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
-  );
-}
 
 export function sessionRoutes(session: Session) {
   const app = new Hono();
@@ -60,19 +49,19 @@ export function sessionRoutes(session: Session) {
 
   app.get("/tools", async (c) => c.json({ tools: (await session.tools()).tools }));
   app.post("/tools/call", async (c) => {
-    const body = parseBody(CallToolBody, await readJson(c.req.raw));
+    const body = parseOrThrow(CallToolBody, await readJson(c.req.raw));
     return c.json(await session.callTool(body.name, body.arguments ?? {}, c.req.raw.signal));
   });
 
   app.get("/resources", async (c) => c.json({ resources: await session.resources(undefined, c.req.raw.signal) }));
   app.get("/resources/templates", async (c) => c.json({ resourceTemplates: await session.resourceTemplates(undefined, c.req.raw.signal) }));
   app.post("/resources/read", async (c) => {
-    const body = parseBody(ReadResourceBody, await readJson(c.req.raw));
+    const body = parseOrThrow(ReadResourceBody, await readJson(c.req.raw));
     return c.json(await session.readResource(body.server, body.uri, c.req.raw.signal));
   });
   app.get("/prompts", async (c) => c.json({ prompts: await session.prompts(c.req.raw.signal) }));
   app.post("/prompts/get", async (c) => {
-    const body = parseBody(GetPromptBody, await readJson(c.req.raw));
+    const body = parseOrThrow(GetPromptBody, await readJson(c.req.raw));
     return c.json(await session.getPrompt(body.server, body.name, body.arguments, c.req.raw.signal));
   });
   app.get("/instructions", async (c) => c.json(await session.instructions()));

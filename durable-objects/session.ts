@@ -19,6 +19,7 @@ import { wrapInstructions } from "../src/core/instructions.js";
 import { normalizeToolResult, type NormalizedResult } from "../src/core/normalize.js";
 import { readResourceAsResult } from "../src/core/resources.js";
 import { checkServerUrl } from "../src/core/url-policy.js";
+import { parseOrThrow } from "../src/core/validation.js";
 import type { Env } from "../src/env.js";
 import { readSettings } from "../src/env.js";
 import { readCatalog, writeCatalog } from "./catalog-cache.js";
@@ -72,16 +73,12 @@ export class Session {
     slot.identity = persisted.identity;
     slot.fingerprint = persisted.fingerprint;
     const connection = slot.connection;
-    if (persisted.state === ConnectionState.disabled) {
-      connection.state = ConnectionState.disabled;
-    } else if (persisted.state === ConnectionState.connected) {
+    if (persisted.state === ConnectionState.connected) {
       // Reopen in the background (resuming the upstream session when it can), so
       // server-initiated messages flow again; callers that need it wait for it.
       this.deps.waitUntil(connection.connect(persisted.resume));
     } else {
-      connection.state = ConnectionState.failed;
-      connection.error = persisted.error;
-      if (persisted.state === ConnectionState.needsAuth) connection.state = ConnectionState.needsAuth;
+      connection.restoreSettled(parseState(persisted.state), persisted.error);
     }
   }
 
@@ -94,18 +91,9 @@ export class Session {
   async create(id: string, body: unknown): Promise<{ id: string; servers: Record<string, ServerStatus> }> {
     await this.ensureLoaded();
     if (this.session) throw new McpEdgeError("badRequest", "session already exists");
-    const parsed = SessionBodySchema.safeParse(body ?? {});
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const unknownKeys = parsed.error.issues.flatMap((i) => (i.code === "unrecognized_keys" ? i.keys : []));
-      throw new McpEdgeError(
-        unknownKeys.length ? "unknownKeys" : "badRequest",
-        unknownKeys.length ? `unknown keys: ${unknownKeys.join(", ")}` : `${issue?.path.join(".") || "body"}: ${issue?.message}`,
-        { issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })), ...(unknownKeys.length ? { unknownKeys } : {}) },
-      );
-    }
-    const inputs = Object.entries(parsed.data.servers ?? {}).map(([name, raw]) => [name, this.parseSessionEntry(name, raw)] as const);
-    this.session = { id, createdAt: Date.now(), roots: parsed.data.roots ?? [], servers: {} };
+    const parsed = parseOrThrow(SessionBodySchema, body ?? {});
+    const inputs = Object.entries(parsed.servers ?? {}).map(([name, raw]) => [name, this.parseSessionEntry(name, raw)] as const);
+    this.session = { id, createdAt: Date.now(), roots: parsed.roots ?? [], servers: {} };
     const names = new Set([...Object.keys(this.settings.servers), ...inputs.map(([name]) => name)]);
     const sessionInputs = new Map(inputs);
     for (const name of names) this.slots.set(name, this.makeSlot(name, sessionInputs.get(name)));
@@ -414,4 +402,16 @@ export class Session {
     }
     return { instructions: servers.map((s) => wrapInstructions(s.server, s.instructions)).join("\n\n"), servers };
   }
+}
+
+const SETTLED_STATES: readonly string[] = [
+  ConnectionState.disabled,
+  ConnectionState.failed,
+  ConnectionState.needsAuth,
+  ConnectionState.needsClientRegistration,
+];
+
+/** A persisted state string, read defensively: anything unexpected counts as failed. */
+function parseState(value: string): ConnectionState {
+  return SETTLED_STATES.includes(value) ? (value as ConnectionState) : ConnectionState.failed;
 }

@@ -103,6 +103,16 @@ export class UpstreamConnection {
     await this.connecting;
   }
 
+  /**
+   * Takes a settled state from storage after eviction (never `connected`: that one is
+   * re-established with connect()). Only from `idle`, so it cannot clobber a live state.
+   */
+  restoreSettled(state: ConnectionState, error: string | undefined): void {
+    if (this.state !== ConnectionState.idle || state === ConnectionState.connected || state === ConnectionState.connecting) return;
+    this.state = state;
+    this.error = error;
+  }
+
   async disable(): Promise<void> {
     await this.dropClient();
     this.transition(ConnectionState.disabled);

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { McpEdgeError } from "./errors.js";
+import { validationError } from "./validation.js";
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -98,16 +99,7 @@ export function parseServerConfig(name: string, input: unknown): ServerConfigInp
 }
 
 export function configError(name: string, error: z.ZodError): McpEdgeError {
-  const unknownKeys = error.issues.flatMap((issue) => (issue.code === "unrecognized_keys" ? issue.keys : []));
-  const issues = error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message }));
-  if (unknownKeys.length > 0) {
-    return new McpEdgeError("unknownKeys", `server "${name}": unknown keys: ${unknownKeys.join(", ")}`, { server: name, unknownKeys, issues });
-  }
-  const first = issues[0];
-  return new McpEdgeError("invalidConfig", `server "${name}": ${first ? `${first.path.join(".") || "(root)"}: ${first.message}` : "invalid"}`, {
-    server: name,
-    issues,
-  });
+  return validationError(error, { what: `server "${name}"`, code: "invalidConfig", data: { server: name } });
 }
 
 /** Outcome of merging: a usable config, or a reason the server cannot run. */

@@ -108,12 +108,20 @@ describe("upstream restarts and list_changed", () => {
 
 describe("eviction and restore", () => {
   it("after eviction the session, its statuses and tools come back, calls work, and the GET stream reopens", async () => {
-    const session = await createSession({ fixture: remote(peers.fixture), off: remote(peers.everything, { enabled: false }) }, { roots: ["file:///r"] });
+    const session = await createSession(
+      { fixture: remote(peers.fixture), off: remote(peers.everything, { enabled: false }), auth: remote(peers.oauth), down: remote(peers.refused) },
+      { roots: ["file:///r"] },
+    );
     const before = await toolNames(session.id);
     await evictSession(session.id);
 
     const status = await api("GET", `/v1/sessions/${session.id}`);
-    expect(status.body.servers).toMatchObject({ fixture: { status: "connected" }, off: { status: "disabled" } });
+    expect(status.body.servers).toMatchObject({
+      fixture: { status: "connected" },
+      off: { status: "disabled" },
+      auth: { status: "needs_auth", error: expect.any(String) },
+      down: { status: "failed", error: session.servers.down!.error },
+    });
     expect(await toolNames(session.id)).toEqual(before);
     const call = await api("POST", `/v1/sessions/${session.id}/tools/call`, { name: "fixture_add_tool", arguments: { name: "after_eviction" } });
     expect(call.status).toBe(200);
