@@ -26,6 +26,7 @@ import { redactUrl } from "../src/core/url-policy.js";
 import { classifyAuthChallenge, type AuthChallenge } from "./auth-discovery.js";
 import { safeJsonSchemaValidator } from "./json-schema-validator.js";
 import { WorkerSSEClientTransport } from "./sse-transport.js";
+import { WorkerStreamableHTTPClientTransport } from "./streamable-http-transport.js";
 
 export const CLIENT_INFO = { name: "mcp-edge", version: "0.1.0" } as const;
 
@@ -210,7 +211,7 @@ export class UpstreamConnection {
     const observedFetch = this.observingFetch();
     const transport =
       kind === "streamable-http"
-        ? new StreamableHTTPClientTransport(url, {
+        ? new WorkerStreamableHTTPClientTransport(url, {
             requestInit,
             fetch: observedFetch,
             ...(resume?.sessionId ? { sessionId: resume.sessionId } : {}),

@@ -16,8 +16,12 @@ export function onError(error: Error, _c: Context): Response {
   return errorResponse(error);
 }
 
+export function routeNotFound(method: string, url: string): Response {
+  return errorResponse(new McpEdgeError("notFound", `no route for ${method} ${new URL(url).pathname}`));
+}
+
 export function notFound(c: Context): Response {
-  return errorResponse(new McpEdgeError("notFound", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
+  return routeNotFound(c.req.method, c.req.url);
 }
 
 /** Reads a JSON body; a missing or malformed one is a typed 400. */
