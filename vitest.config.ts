@@ -3,6 +3,9 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
+    // CI also writes a JSON report, from which .ci/run prints a plain "N passed, N failed" line.
+    reporters: process.env.CI ? ["default", "json"] : ["default"],
+    outputFile: { json: "test-results/vitest.json" },
     projects: [
       {
         // Pure MCP logic in plain Node: proves it needs no Workers runtime.
