@@ -12,6 +12,16 @@ export default defineConfig({
         test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
       },
       {
+        // The Node bridge against real stdio MCP server processes; close sequences take seconds.
+        test: {
+          name: "bridge",
+          include: ["test/bridge/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
         // The Worker and its Durable Objects inside workerd, against real MCP servers.
         plugins: [
           cloudflareTest(({ inject }) => ({
