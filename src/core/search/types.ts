@@ -1,0 +1,91 @@
+/**
+ * The shapes of tool search: what callers index (a document per tool), what a query
+ * returns (hits), and the one configuration that decides how text becomes terms and
+ * how terms are scored. Everything here is plain data, so a configuration can be
+ * stored beside a serialized index and a rebuilt index scores exactly the same.
+ */
+
+/** One searchable tool. */
+export interface SearchDocument {
+  /** Unique key: the model-facing tool name (or "server/name" in the eval). */
+  id: string;
+  /** The server's name. */
+  server: string;
+  /** The tool's own name. */
+  name: string;
+  description?: string;
+  serverDescription?: string;
+  /** JSON Schema object; property names and descriptions are collected recursively. */
+  inputSchema?: unknown;
+}
+
+export interface SearchHit {
+  id: string;
+  score: number;
+}
+
+export interface SearchOptions {
+  /** How many hits to return at most (default `DEFAULT_SEARCH_LIMIT`). */
+  limit?: number;
+  /** Only ids for which this returns true are returned. */
+  filter?: (id: string) => boolean;
+}
+
+/** The fields a document's text is split into; BM25F weighs and normalizes each on its own. */
+export const FIELD_NAMES = [
+  "name",
+  "nameWords",
+  "description",
+  "server",
+  "serverDescription",
+  "paramNames",
+  "paramDescriptions",
+] as const;
+
+export type FieldName = (typeof FIELD_NAMES)[number];
+
+export interface FieldConfig {
+  /** BM25F weight: how much one occurrence in this field counts. */
+  weight: number;
+  /** Length normalization for this field, 0 (none) to 1 (full). */
+  b: number;
+}
+
+/** Which stemmer runs on every term: none, plural-only, a light English suffix stripper, or Porter (1980). */
+export type StemmerName = "none" | "plural" | "light" | "porter";
+
+export interface TokenizerConfig {
+  /** Split identifiers into words: snake_case, kebab-case, camelCase, letters/digits. */
+  splitIdentifiers: boolean;
+  /** Also keep a split identifier joined ("list_directory" → "listdirectory"). */
+  keepCompounds: boolean;
+  /** Drop common English words. */
+  stopWords: boolean;
+  stemmer: StemmerName;
+  /** Terms shorter than this (in characters) are dropped; single digits count as terms only if this is 1. */
+  minTermLength: number;
+}
+
+export interface SearchConfig {
+  /** BM25 term-frequency saturation. */
+  k1: number;
+  fields: Record<FieldName, FieldConfig>;
+  tokenizer: TokenizerConfig;
+  /** Count a repeated query term once. */
+  dedupeQueryTerms: boolean;
+  /** Schema nesting levels walked for property names and descriptions. */
+  schemaMaxDepth: number;
+  /** Schema nodes visited per tool at most (guards against huge or cyclic-looking schemas). */
+  schemaMaxNodes: number;
+  /** Score multiplier added per unit of the share of a tool's name words present in the query (0 = off). */
+  nameCoverageBoost: number;
+  /** Score multiplier added per unit of the share of a server's name words present in the query (0 = off). */
+  serverCoverageBoost: number;
+  serverPooling: number;
+  idfExponent: number;
+  coordExponent: number;
+  dropNumbers: boolean;
+  clauseWeight: number;
+  argumentWeight: number;
+  clauseMode: "sum" | "max";
+}
