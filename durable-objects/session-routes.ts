@@ -5,6 +5,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
+import { SEARCH_MAX_LIMIT } from "../src/core/discovery/meta-tools.js";
 import { McpEdgeError } from "../src/core/errors.js";
 import { parseOrThrow } from "../src/core/validation.js";
 import { errorResponse, notFound, readJson } from "../src/http/errors.js";
@@ -12,9 +13,26 @@ import type { Session } from "./session.js";
 
 export const SESSION_ID_HEADER = "x-mcp-edge-session-id";
 
+/** A turn reference: its id, or `{id, actorId?}` (the turn-lifecycle shape). */
+const TurnRef = z.union([z.string().min(1), z.strictObject({ id: z.string().min(1), actorId: z.string().optional() })]).transform((t) => (typeof t === "string" ? t : t.id));
+
 const CallToolBody = z.strictObject({
   name: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()).optional(),
+  turn: TurnRef.optional(),
+});
+const SearchToolsBody = z.strictObject({
+  query: z.string().min(1),
+  limit: z.number().int().min(1).max(SEARCH_MAX_LIMIT).optional(),
+  turn: TurnRef.optional(),
+});
+const count = z.coerce.number().int().min(0).max(100_000_000);
+const ToolsQuery = z.strictObject({
+  // Absent means "full": the v1 contract lists every tool.
+  mode: z.enum(["auto", "full", "search"]).default("full"),
+  contextWindow: count.min(1).optional(),
+  usedTokens: count.optional(),
+  turn: z.string().min(1).optional(),
 });
 const ReadResourceBody = z.strictObject({ server: z.string().min(1), uri: z.string().min(1) });
 const GetPromptBody = z.strictObject({
@@ -47,10 +65,21 @@ export function sessionRoutes(session: Session) {
   app.post("/servers/:name/disconnect", async (c) => c.json(await session.disconnectServer(c.req.param("name"))));
   app.post("/servers/:name/connect", async (c) => c.json(await session.connectServer(c.req.param("name"))));
 
-  app.get("/tools", async (c) => c.json({ tools: (await session.tools()).tools }));
+  app.get("/tools", async (c) => {
+    const query = parseOrThrow(ToolsQuery, c.req.query());
+    await session.requireSession();
+    return c.json(await session.discovery.listTools(query));
+  });
+  app.post("/tools/search", async (c) => {
+    const body = parseOrThrow(SearchToolsBody, await readJson(c.req.raw));
+    await session.requireSession();
+    return c.json(await session.discovery.search(body.query, body.limit, body.turn));
+  });
   app.post("/tools/call", async (c) => {
     const body = parseOrThrow(CallToolBody, await readJson(c.req.raw));
-    return c.json(await session.callTool(body.name, body.arguments ?? {}, c.req.raw.signal));
+    return c.json(
+      await session.callTool(body.name, body.arguments ?? {}, { signal: c.req.raw.signal, ...(body.turn !== undefined ? { turn: body.turn } : {}) }),
+    );
   });
 
   app.get("/resources", async (c) => c.json({ resources: await session.resources(undefined, c.req.raw.signal) }));

@@ -26,11 +26,21 @@ export const PersistedServerSchema = z.object({
   tools: z.number().optional(),
 });
 
+const TurnSchema = z.object({
+  id: z.string(),
+  mode: z.enum(["full", "search"]),
+  fingerprint: z.string(),
+  loaded: z.array(z.string()),
+  pendingDisable: z.array(z.string()),
+});
+
 export const PersistedSessionSchema = z.object({
   id: z.string(),
   createdAt: z.number(),
   roots: z.array(z.string()),
   servers: z.record(z.string(), PersistedServerSchema),
+  /** The current turn of progressive discovery (loaded tools), if any. */
+  turn: TurnSchema.optional(),
 });
 
 export type PersistedServer = z.infer<typeof PersistedServerSchema>;

@@ -3,7 +3,7 @@
  * (named, sorted, schemas made model-safe), the synthetic resource tools, and the
  * fingerprints that key the cross-session catalog cache.
  */
-import { nameTools, type NamedTool } from "./naming.js";
+import { nameTools, sanitizeName, shortHash, type NamedTool } from "./naming.js";
 
 /** One tool as a server listed it, kept with the server's name. */
 export interface ServerTool {
@@ -77,18 +77,33 @@ export type ToolTarget = { kind: "server"; server: string; tool: string } | { ki
 export interface Catalog {
   tools: ApiTool[];
   targets: Map<string, ToolTarget>;
+  byName: Map<string, ApiTool>;
+  /** Changes whenever a name, description or schema in the list changes. */
+  fingerprint: string;
+  /** Server tools that wanted a reserved name and got an alternative one (worth a warning). */
+  displaced: Array<{ server: string; tool: string; name: string }>;
+}
+
+export interface CatalogOptions {
+  /** Add the synthetic resource tools (some connected server declares resources). */
+  withResourceTools: boolean;
+  /** Names no server tool may take (the meta-tools); they keep deterministic alternatives. */
+  reserved?: readonly string[];
 }
 
 /**
- * Builds the model-facing catalog. Synthetic tool names are fixed and win over a
+ * Builds the model-facing catalog. Synthetic and reserved names are fixed and win over a
  * server tool that sanitizes to the same name (which then gets a hashed name).
  */
-export function buildCatalog(servers: ReadonlyArray<{ server: string; tools: readonly CachedTool[] }>, withResourceTools: boolean): Catalog {
+export function buildCatalog(servers: ReadonlyArray<{ server: string; tools: readonly CachedTool[] }>, options: CatalogOptions): Catalog {
   const entries: Array<ServerTool> = servers.flatMap(({ server, tools }) =>
     tools.map((t) => ({ server, tool: t.name, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema })),
   );
-  const reserved = new Set(withResourceTools ? RESOURCE_TOOLS.map((t) => t.name) : []);
+  const reserved = new Set([...(options.withResourceTools ? RESOURCE_TOOLS.map((t) => t.name) : []), ...(options.reserved ?? [])]);
   const named: NamedTool<ServerTool>[] = nameTools(entries, reserved);
+  const displaced = named
+    .filter(({ name, entry }) => name !== `${sanitizeName(entry.server)}_${sanitizeName(entry.tool)}` && reserved.has(`${sanitizeName(entry.server)}_${sanitizeName(entry.tool)}`))
+    .map(({ name, entry }) => ({ server: entry.server, tool: entry.tool, name }));
   const tools: ApiTool[] = named.map(({ name, entry }) => ({
     name,
     server: entry.server,
@@ -98,14 +113,15 @@ export function buildCatalog(servers: ReadonlyArray<{ server: string; tools: rea
     ...(entry.outputSchema ? { outputSchema: entry.outputSchema } : {}),
   }));
   const targets = new Map<string, ToolTarget>(named.map(({ name, entry }) => [name, { kind: "server", server: entry.server, tool: entry.tool }]));
-  if (withResourceTools) {
+  if (options.withResourceTools) {
     for (const t of RESOURCE_TOOLS) {
       tools.push({ name: t.name, server: SYNTHETIC_SERVER, tool: t.name, description: t.description ?? "", inputSchema: t.inputSchema });
       targets.set(t.name, { kind: "synthetic", tool: t.name });
     }
     tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
-  return { tools, targets };
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  return { tools, targets, byName, fingerprint: shortHash(canonicalJson(tools)), displaced };
 }
 
 /** SHA-256 hex of a canonical JSON rendering (Web Crypto: same in Node and Workers). */

@@ -28,7 +28,7 @@ const everything: CachedTool[] = [
 
 describe("buildCatalog", () => {
   it("names, describes and sorts server tools; no synthetic tools without resources", () => {
-    const catalog = buildCatalog([{ server: "everything", tools: everything }], false);
+    const catalog = buildCatalog([{ server: "everything", tools: everything }], { withResourceTools: false });
     expect(catalog.tools.map((t) => t.name)).toEqual(["everything_echo", "everything_get-structured-content", "everything_get-sum"]);
     expect(catalog.tools.some((t) => SYNTHETIC.includes(t.name))).toBe(false);
     expect(catalog.tools[0]).toEqual({
@@ -48,7 +48,7 @@ describe("buildCatalog", () => {
   });
 
   it("adds the three synthetic resource tools when withResourceTools, sorted in with the rest", () => {
-    const catalog = buildCatalog([{ server: "everything", tools: everything }], true);
+    const catalog = buildCatalog([{ server: "everything", tools: everything }], { withResourceTools: true });
     const names = catalog.tools.map((t) => t.name);
     for (const name of SYNTHETIC) {
       expect(names).toContain(name);
@@ -65,8 +65,8 @@ describe("buildCatalog", () => {
   });
 
   it("with no servers: empty, or just the synthetic tools", () => {
-    expect(buildCatalog([], false)).toEqual({ tools: [], targets: new Map() });
-    expect(buildCatalog([], true).tools.map((t) => t.name)).toEqual([...SYNTHETIC].sort());
+    expect(buildCatalog([], { withResourceTools: false })).toMatchObject({ tools: [], targets: new Map(), displaced: [] });
+    expect(buildCatalog([], { withResourceTools: true }).tools.map((t) => t.name)).toEqual([...SYNTHETIC].sort());
   });
 
   it("a server tool that sanitizes to a synthetic name gets another name; both stay reachable", () => {
@@ -75,7 +75,7 @@ describe("buildCatalog", () => {
       { server: "read.mcp", tools: [{ name: "resource", inputSchema: obj() }] },
       { server: "list_mcp", tools: [{ name: "resource templates", inputSchema: obj() }] },
     ];
-    const catalog = buildCatalog(servers, true);
+    const catalog = buildCatalog(servers, { withResourceTools: true });
     const names = catalog.tools.map((t) => t.name);
     expect(new Set(names).size).toBe(names.length);
     expect(catalog.targets.size).toBe(names.length);
@@ -90,18 +90,18 @@ describe("buildCatalog", () => {
   });
 
   it("without resource tools, a server tool may use a synthetic-looking name", () => {
-    const catalog = buildCatalog([{ server: "list", tools: [{ name: "mcp_resources", inputSchema: obj() }] }], false);
+    const catalog = buildCatalog([{ server: "list", tools: [{ name: "mcp_resources", inputSchema: obj() }] }], { withResourceTools: false });
     expect(catalog.tools.map((t) => t.name)).toEqual(["list_mcp_resources"]);
     expect(catalog.targets.get("list_mcp_resources")).toEqual({ kind: "server", server: "list", tool: "mcp_resources" });
   });
 
   it("a renamed tool cannot take the name another server tool already has (synthetic rename collision)", () => {
-    const first = buildCatalog([{ server: "list", tools: [{ name: "mcp_resources", inputSchema: obj() }] }], true);
+    const first = buildCatalog([{ server: "list", tools: [{ name: "mcp_resources", inputSchema: obj() }] }], { withResourceTools: true });
     const renamed = first.tools.find((t) => t.server === "list")!.name;
     // A second tool whose plain name is exactly that renamed name.
     const catalog = buildCatalog(
       [{ server: "list", tools: [{ name: "mcp_resources", inputSchema: obj() }, { name: renamed.slice("list_".length), inputSchema: obj() }] }],
-      true,
+      { withResourceTools: true },
     );
     const names = catalog.tools.map((t) => t.name);
     expect(new Set(names).size).toBe(names.length);
@@ -117,7 +117,7 @@ describe("buildCatalog", () => {
         { server: "x.y", tools: [{ name: "run", inputSchema: obj() }] },
         { server: "x_y", tools: [{ name: "run", inputSchema: obj() }, { name: "r.u.n", inputSchema: obj() }] },
       ],
-      false,
+      { withResourceTools: false },
     );
     expect(catalog.tools).toHaveLength(3);
     expect(catalog.targets.size).toBe(3);
@@ -131,14 +131,14 @@ describe("buildCatalog", () => {
         { server: "b", tools: [{ name: "t.1", inputSchema: obj() }, { name: "t_1", inputSchema: obj() }] },
         { server: "a", tools: [{ name: "z", inputSchema: obj() }] },
       ],
-      true,
+      { withResourceTools: true },
     );
     const b = buildCatalog(
       [
         { server: "a", tools: [{ name: "z", inputSchema: obj() }] },
         { server: "b", tools: [{ name: "t_1", inputSchema: obj() }, { name: "t.1", inputSchema: obj() }] },
       ],
-      true,
+      { withResourceTools: true },
     );
     expect(b.tools).toEqual(a.tools);
     expect([...b.targets].sort()).toEqual([...a.targets].sort());
@@ -226,5 +226,24 @@ describe("sha256Hex / catalogFingerprint / serverIdentity", () => {
     expect(await serverIdentity({ type: "remote", url: "https://y/mcp", headers: { A: "1", B: "2" } })).not.toBe(id);
     const withTimeout = { type: "remote", url: "https://x/mcp", headers: { A: "1", B: "2" }, timeout: 5 };
     expect(await serverIdentity(withTimeout)).toBe(id);
+  });
+});
+
+describe("buildCatalog: reserved names and fingerprint", () => {
+  it("a server tool that would take a reserved (meta-tool) name gets an alternative and is reported", () => {
+    const catalog = buildCatalog([{ server: "call", tools: [{ name: "tool", inputSchema: obj() }] }], { withResourceTools: false, reserved: ["call_tool"] });
+    const name = catalog.tools[0]!.name;
+    expect(name).not.toBe("call_tool");
+    expect(name).toMatch(/^call_tool_[0-9a-f]{8}$/);
+    expect(catalog.displaced).toEqual([{ server: "call", tool: "tool", name }]);
+    expect(catalog.targets.get(name)).toEqual({ kind: "server", server: "call", tool: "tool" });
+  });
+
+  it("the fingerprint changes with the list and not with input order", () => {
+    const a = buildCatalog([{ server: "s", tools: [{ name: "a", inputSchema: obj() }, { name: "b", inputSchema: obj() }] }], { withResourceTools: false });
+    const b = buildCatalog([{ server: "s", tools: [{ name: "b", inputSchema: obj() }, { name: "a", inputSchema: obj() }] }], { withResourceTools: false });
+    const c = buildCatalog([{ server: "s", tools: [{ name: "a", description: "new", inputSchema: obj() }, { name: "b", inputSchema: obj() }] }], { withResourceTools: false });
+    expect(a.fingerprint).toBe(b.fingerprint);
+    expect(a.fingerprint).not.toBe(c.fingerprint);
   });
 });
