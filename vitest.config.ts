@@ -22,6 +22,10 @@ export default defineConfig({
         },
       },
       {
+        // End to end: the built Worker on workerd with a real port, the bridge CLI as its own process, real stdio servers.
+        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 60_000, hookTimeout: 120_000 },
+      },
+      {
         // The Worker and its Durable Objects inside workerd, against real MCP servers.
         plugins: [
           cloudflareTest(({ inject }) => ({
@@ -30,6 +34,7 @@ export default defineConfig({
               bindings: {
                 // Local peers live on loopback, which a deployment refuses.
                 ALLOW_PRIVATE_URLS: "true",
+                BRIDGE_TOKENS: "local:test-bridge-token,someone-else:other-bridge-token",
                 // Deployment-defined servers, off unless a session switches them on.
                 MCP_SERVERS: JSON.stringify({
                   shared: { type: "remote", url: inject("peers").fixture, enabled: false },

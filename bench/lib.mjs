@@ -127,9 +127,9 @@ export function gatewayWorker(extra = {}, { name = "mcp-edge", script = GATEWAY_
     scriptPath: script,
     modulesRoot: dirname(script),
     ...COMPAT,
-    durableObjects: { SESSIONS: { className: "SessionObject", useSQLite: true } },
+    durableObjects: { SESSIONS: { className: "SessionObject", useSQLite: true }, BRIDGES: { className: "BridgeHub", useSQLite: true } },
     kvNamespaces: ["CATALOG"],
-    bindings: { ALLOW_PRIVATE_URLS: "true", MCP_SERVERS: "{}" },
+    bindings: { ALLOW_PRIVATE_URLS: "true", MCP_SERVERS: "{}", BRIDGE_TOKENS: process.env.BRIDGE_TOKENS ?? "" },
     ...extra,
   };
 }

@@ -19,4 +19,18 @@ export class SessionObject extends Agent<Env> {
   override async onRequest(request: Request): Promise<Response> {
     return this.routes.fetch(request);
   }
+
+  // RPC from the principal's BridgeHub (bridged servers).
+
+  async bridgeDeliver(channel: string, message: Record<string, unknown>): Promise<void> {
+    this.session.bridgeDeliver(channel, message);
+  }
+
+  async bridgeChannelClosed(channel: string, reason: string, _offline: boolean): Promise<void> {
+    this.session.bridgeChannelClosed(channel, reason);
+  }
+
+  async bridgeAvailable(bridge: string): Promise<void> {
+    await this.session.bridgeAvailable(bridge);
+  }
 }

@@ -4,16 +4,19 @@
  * Durable Object) and is given its storage, bindings and `waitUntil`, so it does not
  * depend on the Agent base class.
  */
-import type { Progress } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, Progress } from "@modelcontextprotocol/sdk/types.js";
+import { channelName } from "../src/core/bridge-protocol.js";
 import { buildCatalog, catalogFingerprint, serverIdentity, type Catalog, type CachedTool, type ToolTarget } from "../src/core/catalog.js";
 import {
   mergeServerConfig,
   parseServerConfig,
   resolveTimeouts,
   SessionBodySchema,
+  type LocalServerConfig,
   type ServerConfigInput,
 } from "../src/core/config.js";
 import { ConnectionState, type ServerStatus } from "../src/core/connection-state.js";
+import { META_TOOL_NAMES } from "../src/core/discovery/meta-tools.js";
 import { McpEdgeError, messageOf } from "../src/core/errors.js";
 import { wrapInstructions } from "../src/core/instructions.js";
 import { normalizeToolResult, type NormalizedResult } from "../src/core/normalize.js";
@@ -21,10 +24,19 @@ import { readResourceAsResult } from "../src/core/resources.js";
 import { checkServerUrl } from "../src/core/url-policy.js";
 import { parseOrThrow } from "../src/core/validation.js";
 import type { Env } from "../src/env.js";
-import { readSettings } from "../src/env.js";
+import { LOCAL_PRINCIPAL, readSettings } from "../src/env.js";
+import { BridgeChannelTransport } from "./bridge-transport.js";
 import { readCatalog, writeCatalog } from "./catalog-cache.js";
+import { Discovery, type DiscoveryHost } from "./discovery.js";
 import { deleteSession, loadSession, saveSession, type PersistedServer, type PersistedSession } from "./session-store.js";
 import { UpstreamConnection } from "./upstream-connection.js";
+
+export interface CallToolOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: Progress) => void;
+  /** The turn the call belongs to (progressive discovery's guard applies to it). */
+  turn?: string;
+}
 
 /** A server slot: a live connection, or the reason its config cannot run. */
 type Slot =
@@ -41,11 +53,49 @@ export class Session {
   private session: PersistedSession | undefined;
   private loaded: Promise<void> | undefined;
   private readonly slots = new Map<string, Slot>();
+  /** Open bridge channels of this session, for messages the hub relays back. */
+  private readonly channels = new Map<string, BridgeChannelTransport>();
   private catalog: Catalog | undefined;
   private readonly env: Env;
+  readonly discovery: Discovery;
 
   constructor(private readonly deps: SessionDeps) {
     this.env = deps.env;
+    this.discovery = new Discovery(this.discoveryHost());
+  }
+
+  private discoveryHost(): DiscoveryHost {
+    const session = this;
+    return {
+      catalog: () => this.tools(),
+      serverDescriptions: () => {
+        const out: Record<string, string> = {};
+        for (const [name, slot] of this.slots) if (slot.kind === "connection" && slot.connection.description) out[name] = slot.connection.description;
+        return out;
+      },
+      get threshold() {
+        return session.settings.searchThreshold;
+      },
+      get turn() {
+        return session.session?.turn;
+      },
+      saveTurn: async (turn) => {
+        if (!this.session) return;
+        this.session = { ...this.session, turn };
+        await saveSession(this.deps.storage, this.session);
+      },
+      dormantServers: () =>
+        [...this.slots.entries()].flatMap(([name, slot]) => {
+          if (slot.kind !== "connection" || slot.connection.state !== ConnectionState.disabled) return [];
+          const description = slot.connection.description;
+          return [{ name, status: "disabled" as const, ...(description ? { description } : {}) }];
+        }),
+      enableServer: (name) => this.connectServer(name),
+      disableServer: (name) => this.disconnectServer(name),
+      callCatalogTool: (name, args, signal) => this.callTool(name, args, { ...(signal ? { signal } : {}) }),
+      kv: this.env.CATALOG,
+      log: (message, data) => console.warn(`[session] ${message}`, JSON.stringify(data ?? {}).slice(0, 300)),
+    };
   }
 
   private get settings() {
@@ -134,12 +184,46 @@ export class Session {
       if (!check.ok) return { kind: "invalid", input, status: { status: "failed", error: check.reason } };
     }
     const connection = new UpstreamConnection(name, config, resolveTimeouts(config, settings.requestTimeoutMs), {
+      bridgeTransport: (local) => this.bridgeTransport(name, local),
       roots: () => this.session?.roots ?? [],
       onToolsChanged: (c) => this.onToolsChanged(name, c),
       onStateChanged: (c) => this.onConnectionState(name, c),
       log: (level, message, data) => console[level === "info" ? "log" : level](`[session] ${message}`, JSON.stringify(data ?? {}).slice(0, 300)),
     });
     return { kind: "connection", input, connection };
+  }
+
+  // ── Bridged (local) servers ──────────────────────────────────────────────
+
+  /** Every session belongs to this principal until the API authenticates callers. */
+  static readonly PRINCIPAL = LOCAL_PRINCIPAL;
+
+  private bridgeTransport(name: string, config: LocalServerConfig): BridgeChannelTransport | string {
+    if (!config.bridge || !config.server) return 'a local server needs "bridge" (the bridge id) and "server" (a server the bridge offers)';
+    if (!this.session) return "session not found";
+    const hub = this.env.BRIDGES.getByName(Session.PRINCIPAL);
+    return new BridgeChannelTransport(hub, channelName(this.session.id, name), this.session.id, config.bridge, config.server, this.channels);
+  }
+
+  bridgeDeliver(channel: string, message: Record<string, unknown>): void {
+    this.channels.get(channel)?.deliver(message as unknown as JSONRPCMessage);
+  }
+
+  bridgeChannelClosed(channel: string, reason: string): void {
+    this.channels.get(channel)?.closedByHub(reason);
+  }
+
+  /** A bridge (re)connected: its servers that failed come back by themselves. */
+  async bridgeAvailable(bridge: string): Promise<void> {
+    await this.ensureLoaded();
+    await Promise.all(
+      [...this.slots.values()].map(async (slot) => {
+        if (slot.kind !== "connection") return;
+        const c = slot.connection;
+        if (c.config.type !== "local" || c.config.bridge !== bridge) return;
+        if (c.state === ConnectionState.failed || c.state === ConnectionState.idle) await c.connect();
+      }),
+    );
   }
 
   private async startSlot(slot: Slot): Promise<void> {
@@ -278,7 +362,7 @@ export class Session {
         tools: c.tools.length,
       };
     }
-    this.session = { ...session, servers };
+    this.session = { ...this.session!, servers };
     await saveSession(this.deps.storage, this.session);
   }
 
@@ -308,13 +392,22 @@ export class Session {
         if (c.capabilities?.resources) withResources = true;
       }),
     );
-    const catalog = buildCatalog(servers, withResources);
+    const catalog = buildCatalog(servers, { withResourceTools: withResources, reserved: META_TOOL_NAMES });
     // Only a catalog built from live connections is kept.
     if ([...this.slots.values()].every((s) => s.kind !== "connection" || s.connection.state !== ConnectionState.connecting)) this.catalog = catalog;
     return catalog;
   }
 
-  async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal, onProgress?: (p: Progress) => void): Promise<NormalizedResult> {
+  /**
+   * Calls a tool by its model-facing name: a meta-tool, or a catalog tool (checked by the
+   * discovery guard when the call names a turn served in search mode).
+   */
+  async callTool(name: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<NormalizedResult> {
+    const { signal, onProgress, turn } = options;
+    await this.requireSession();
+    if (this.discovery.isMetaTool(name)) return this.discovery.callMeta(name, args, turn, signal);
+    const refused = await this.discovery.guard(name, turn);
+    if (refused) return refused;
     const target = (await this.tools()).targets.get(name) ?? this.recoverableTarget(name);
     if (!target) throw new McpEdgeError("toolNotFound", `unknown tool "${name}"`, { name });
     if (target.kind === "synthetic") return this.callResourceTool(target.tool, args, signal);
@@ -333,7 +426,7 @@ export class Session {
         ? [{ server, tools: slot.connection.tools }]
         : [],
     );
-    const target = buildCatalog(servers, false).targets.get(name);
+    const target = buildCatalog(servers, { withResourceTools: false, reserved: META_TOOL_NAMES }).targets.get(name);
     return target;
   }
 

@@ -18,12 +18,13 @@ import {
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import { toCachedTool, type CachedTool } from "../src/core/catalog.js";
-import type { RemoteServerConfig, ResolvedServerConfig, Timeouts } from "../src/core/config.js";
+import type { LocalServerConfig, RemoteServerConfig, ResolvedServerConfig, Timeouts } from "../src/core/config.js";
 import { canTransition, ConnectionState, toPublicStatus, type ServerStatus } from "../src/core/connection-state.js";
 import { McpEdgeError, messageOf } from "../src/core/errors.js";
 import { collectPages } from "../src/core/pagination.js";
 import { redactUrl } from "../src/core/url-policy.js";
 import { classifyAuthChallenge, type AuthChallenge } from "./auth-discovery.js";
+import { BridgeChannelTransport } from "./bridge-transport.js";
 import { safeJsonSchemaValidator } from "./json-schema-validator.js";
 import { WorkerSSEClientTransport } from "./sse-transport.js";
 import { WorkerStreamableHTTPClientTransport } from "./streamable-http-transport.js";
@@ -47,6 +48,8 @@ export interface ConnectionHooks {
   onStateChanged: (connection: UpstreamConnection) => void;
   log: (level: "info" | "warn" | "error", message: string, data?: Record<string, unknown>) => void;
   fetch?: typeof fetch;
+  /** A transport to a bridged (local) server, or why there is none. */
+  bridgeTransport?: (config: LocalServerConfig) => BridgeChannelTransport | string;
 }
 
 export interface CallOptions {
@@ -62,7 +65,7 @@ export class UpstreamConnection {
   resume: ResumeInfo | undefined;
 
   private client: Client | undefined;
-  private transport: StreamableHTTPClientTransport | WorkerSSEClientTransport | undefined;
+  private transport: StreamableHTTPClientTransport | WorkerSSEClientTransport | BridgeChannelTransport | undefined;
   private connecting: Promise<void> | undefined;
   private lastChallenge: AuthChallenge | undefined;
 
@@ -84,6 +87,12 @@ export class UpstreamConnection {
 
   get capabilities(): ServerCapabilities | undefined {
     return this.client?.getServerCapabilities() ?? this.resume?.capabilities;
+  }
+
+  /** The server's self-description from initialize (title/description), for search. */
+  get description(): string | undefined {
+    const info = this.client?.getServerVersion() as { title?: string; description?: string } | undefined;
+    return [info?.title, info?.description].filter(Boolean).join(": ") || undefined;
   }
 
   get instructions(): string | undefined {
@@ -137,11 +146,7 @@ export class UpstreamConnection {
 
   private async doConnect(resume?: ResumeInfo): Promise<void> {
     await this.dropClient();
-    if (this.config.type !== "remote") {
-      this.transition(ConnectionState.connecting);
-      this.transition(ConnectionState.failed, "no bridge: local (stdio) servers need the mcp-edge bridge, which is not available yet");
-      return;
-    }
+    if (this.config.type === "local") return this.connectBridged(this.config);
     this.transition(ConnectionState.connecting);
     const config = this.config;
     try {
@@ -167,6 +172,33 @@ export class UpstreamConnection {
       } else {
         this.transition(ConnectionState.failed, describeConnectError(error));
       }
+    }
+  }
+
+  /** A stdio server on a developer's machine, through the principal's bridge hub. */
+  private async connectBridged(config: LocalServerConfig): Promise<void> {
+    this.transition(ConnectionState.connecting);
+    const transport = this.hooks.bridgeTransport?.(config);
+    if (!transport || typeof transport === "string") {
+      this.transition(ConnectionState.failed, transport ?? "no bridge: local (stdio) servers are reached through the mcp-edge bridge");
+      return;
+    }
+    try {
+      await withDeadline(
+        (async () => {
+          const client = this.createClient(() => (transport.roots.length > 0 ? transport.roots : this.hooks.roots()));
+          this.transport = transport;
+          await client.connect(transport, { timeout: this.timeouts.startup });
+          await this.refreshTools();
+        })(),
+        this.timeouts.startup,
+        `startup timed out after ${this.timeouts.startup} ms`,
+      );
+      this.transition(ConnectionState.connected);
+      this.hooks.onToolsChanged(this);
+    } catch (error) {
+      await this.dropClient();
+      this.transition(ConnectionState.failed, transport.closeReason ?? messageOf(error));
     }
   }
 
@@ -217,11 +249,20 @@ export class UpstreamConnection {
             ...(resume?.sessionId ? { sessionId: resume.sessionId } : {}),
           })
         : new WorkerSSEClientTransport(url, { requestInit, fetch: observedFetch });
+    const client = this.createClient(() => this.hooks.roots());
+    this.transport = transport;
+    if (resume?.protocolVersion && transport instanceof StreamableHTTPClientTransport) transport.setProtocolVersion(resume.protocolVersion);
+    await client.connect(transport as Transport, { timeout: this.timeouts.startup });
+    this.resume = resumeInfo(kind, transport, client, resume);
+  }
+
+  /** A fresh SDK client wired to this connection; events from a replaced client are ignored. */
+  private createClient(roots: () => string[]): Client {
     const client = new Client(CLIENT_INFO, {
       capabilities: { roots: { listChanged: true } },
       jsonSchemaValidator: safeJsonSchemaValidator(),
     });
-    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: this.hooks.roots().map((uri) => ({ uri })) }));
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots().map((uri) => ({ uri })) }));
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       if (this.client !== client) return;
       try {
@@ -233,18 +274,16 @@ export class UpstreamConnection {
     });
     client.onclose = () => {
       if (this.client !== client) return;
+      const reason = this.transport instanceof BridgeChannelTransport ? this.transport.closeReason : undefined;
       this.client = undefined;
       this.transport = undefined;
-      if (this.state === ConnectionState.connected) this.transition(ConnectionState.failed, "connection closed by the server");
+      if (this.state === ConnectionState.connected) this.transition(ConnectionState.failed, reason ?? "connection closed by the server");
     };
     client.onerror = (error) => {
       if (this.client === client) this.onTransportError(error);
     };
     this.client = client;
-    this.transport = transport;
-    if (resume?.protocolVersion && transport instanceof StreamableHTTPClientTransport) transport.setProtocolVersion(resume.protocolVersion);
-    await client.connect(transport as Transport, { timeout: this.timeouts.startup });
-    this.resume = resumeInfo(kind, transport, client, resume);
+    return client;
   }
 
   private onTransportError(error: unknown): void {

@@ -7,11 +7,14 @@
 import { Hono } from "hono";
 import { SESSION_ID_HEADER } from "../durable-objects/session-routes.js";
 import { McpEdgeError } from "./core/errors.js";
-import type { Env } from "./env.js";
+import { BRIDGE_ID_HEADER } from "../durable-objects/bridge-hub.js";
+import { bridgePrincipal, LOCAL_PRINCIPAL, type Env } from "./env.js";
 import { errorResponse, notFound, onError, routeNotFound } from "./http/errors.js";
 import { newSessionId, SESSION_ID_PATTERN } from "./http/ids.js";
 
 export const VERSION = "0.1.0";
+
+const BRIDGE_ID_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** `/v1/sessions/<id>` plus the rest of the path, for ids that we mint. */
 const SESSION_PATH = /^\/v1\/sessions\/([^/]+)(\/.*)?$/;
@@ -26,6 +29,20 @@ function createRouter() {
   app.onError(onError);
   app.notFound(notFound);
   app.get("/health", (c) => c.json({ ok: true, version: VERSION }));
+  // A bridge dials in: WebSocket upgrade, authenticated by its bearer token.
+  app.get("/v1/bridges/connect", (c) => {
+    if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new McpEdgeError("badRequest", "expected a WebSocket upgrade");
+    const token = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1]?.trim();
+    const principal = bridgePrincipal(c.env, token);
+    if (!principal) throw new McpEdgeError("unauthorized", "a valid bridge token is required (Authorization: Bearer …)");
+    const bridge = c.req.query("bridge") ?? "";
+    if (!BRIDGE_ID_PATTERN.test(bridge)) throw new McpEdgeError("badRequest", "bridge must be 1-64 characters of [a-zA-Z0-9_-]");
+    const request = new Request("https://hub/connect", c.req.raw);
+    request.headers.set(BRIDGE_ID_HEADER, bridge);
+    return c.env.BRIDGES.getByName(principal).fetch(request);
+  });
+  app.get("/v1/bridges", async (c) => c.json({ bridges: await c.env.BRIDGES.getByName(LOCAL_PRINCIPAL).list() }));
+
   app.post("/v1/sessions", (c) => {
     const id = newSessionId();
     const request = new Request("https://session/", c.req.raw);

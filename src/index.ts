@@ -4,6 +4,7 @@
 import { createApp } from "./app.js";
 import type { Env } from "./env.js";
 
+export { BridgeHub } from "../durable-objects/bridge-hub.js";
 export { SessionObject } from "../durable-objects/session-object.js";
 
 const app = createApp();

@@ -18,6 +18,13 @@ export const BRIDGE_PROTOCOL_VERSION = 1;
 export const FRAME_CHUNK_CHARS = 256 * 1024;
 /** The largest frame a reassembler accepts (a 10 MB tool result and then some). */
 export const MAX_FRAME_CHARS = 64 * 1024 * 1024;
+/** WebSocket close code the gateway uses when a newer connection of the same bridge replaced this one (the bridge stops). */
+export const REPLACED_CLOSE_CODE = 4000;
+/** Machine `closed.reason` values and what they mean for people. */
+export const CLOSE_REASON_TEXT: Readonly<Record<string, string>> = {
+  idle: "ended by the bridge after its idle timeout",
+  backpressure: "ended by the bridge: the gateway could not keep up with its output",
+};
 /** Partly received chunked frames kept at once, per connection. */
 export const MAX_PENDING_CHUNKED_FRAMES = 16;
 

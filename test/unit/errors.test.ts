@@ -17,6 +17,7 @@ describe("McpEdgeError", () => {
       badRequest: 400,
       invalidConfig: 400,
       unknownKeys: 400,
+      unauthorized: 401,
       notFound: 404,
       sessionNotFound: 404,
       serverNotFound: 404,

@@ -64,8 +64,12 @@ describe("the five server states, reached for real", () => {
     expect(session.servers.ok!.status).toBe("connected");
   });
 
-  it("local servers are accepted and fail with 'no bridge' until the bridge exists", async () => {
-    const session = await createSession({ fs: { type: "local", bridge: "b1", server: "filesystem" } });
-    expect(session.servers.fs).toMatchObject({ status: "failed", error: expect.stringContaining("no bridge") });
+  it("a local server whose bridge is not connected fails with 'offline'; one without bridge/server says what is missing", async () => {
+    const session = await createSession({
+      fs: { type: "local", bridge: "b1", server: "filesystem" },
+      half: { type: "local", server: "filesystem" },
+    });
+    expect(session.servers.fs).toMatchObject({ status: "failed", error: expect.stringContaining("offline") });
+    expect(session.servers.half).toMatchObject({ status: "failed", error: expect.stringContaining('"bridge"') });
   });
 });
