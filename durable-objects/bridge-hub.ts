@@ -220,6 +220,15 @@ export class BridgeHub extends DurableObject<Env> {
       return { ok: false, error: `bridge "${bridge}" does not offer a server named "${server}" (it offers: ${attachment.servers?.map((s) => s.name).join(", ") || "none"})` };
     }
     this.pendingOpens.get(channel)?.({ ok: false, error: "superseded by a new open" });
+    // The same session reconnecting the same server (e.g. after its object was evicted):
+    // its old channel is ended on the bridge, so no process is left behind.
+    const slot = channel.slice(0, channel.lastIndexOf("/") + 1);
+    for (const [old, record] of await this.records()) {
+      if (old === channel || !old.startsWith(slot) || record.session !== session) continue;
+      await this.forget(old);
+      const oldSocket = this.socketOf(record.bridge);
+      if (oldSocket) this.sendFrame(oldSocket, { type: "close", channel: old });
+    }
     await this.ctx.storage.put(CHANNEL_PREFIX + channel, { session, bridge, server } satisfies ChannelRecord);
     const result = new Promise<OpenResult>((resolve) => {
       this.pendingOpens.set(channel, resolve);

@@ -202,7 +202,8 @@ export class Session {
     if (!config.bridge || !config.server) return 'a local server needs "bridge" (the bridge id) and "server" (a server the bridge offers)';
     if (!this.session) return "session not found";
     const hub = this.env.BRIDGES.getByName(Session.PRINCIPAL);
-    return new BridgeChannelTransport(hub, channelName(this.session.id, name), this.session.id, config.bridge, config.server, this.channels);
+    const nonce = [...crypto.getRandomValues(new Uint8Array(6))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    return new BridgeChannelTransport(hub, channelName(this.session.id, name, nonce), this.session.id, config.bridge, config.server, this.channels);
   }
 
   bridgeDeliver(channel: string, message: Record<string, unknown>): void {

@@ -153,7 +153,11 @@ export function createFrameDecoder<T>(schema: z.ZodType<T>) {
   };
 }
 
-/** A channel name for one (session, server) pair. */
-export function channelName(sessionId: string, server: string): string {
-  return `${sessionId}/${encodeURIComponent(server)}`;
+/**
+ * A channel name for one connection of a (session, server) pair. Every (re)connection
+ * gets a fresh one (`nonce`), so a reconnect after eviction never collides with the
+ * channel it replaces while that one is still closing on the bridge.
+ */
+export function channelName(sessionId: string, server: string, nonce: string): string {
+  return `${sessionId}/${encodeURIComponent(server)}/${nonce}`;
 }

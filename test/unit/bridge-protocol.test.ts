@@ -60,7 +60,7 @@ describe("bridge protocol frames", () => {
   });
 
   it("channel names keep server names unambiguous", () => {
-    expect(channelName("ses_1", "a/b")).toBe("ses_1/a%2Fb");
+    expect(channelName("ses_1", "a/b", "n1")).toBe("ses_1/a%2Fb/n1");
     expect(FRAME_CHUNK_CHARS).toBeLessThan(1024 * 1024 / 3);
   });
 });
