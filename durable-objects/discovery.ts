@@ -6,8 +6,8 @@
  * rules live in `src/core/discovery/` and the ranking in `src/core/search/`.
  */
 import type { ApiTool, Catalog } from "../src/core/catalog.js";
-import { renderCatalog, type CatalogWindow } from "../src/core/discovery/catalog-text.js";
-import { isMetaTool, metaToolDefinitions, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, type MetaToolName } from "../src/core/discovery/meta-tools.js";
+import type { CatalogWindow } from "../src/core/discovery/catalog-text.js";
+import { isMetaTool, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, searchModeMetaTools, type MetaToolName } from "../src/core/discovery/meta-tools.js";
 import { chooseMode, type RequestedMode, type ToolsMode } from "../src/core/discovery/mode.js";
 import { estimateToolsTokens } from "../src/core/discovery/tokens.js";
 import { loadedTools, loadHits, startTurn, type TurnState } from "../src/core/discovery/turns.js";
@@ -69,11 +69,11 @@ export class Discovery {
     const mode = chooseMode(request.mode, this.tokensOf(catalog), request.contextWindow, this.host.threshold);
     if (request.turn !== undefined) await this.recordTurn(request.turn, mode, catalog.fingerprint);
     if (mode === "full") return { mode, tools: catalog.tools };
-    const catalogText = renderCatalog(
+    const { tools: metaTools } = searchModeMetaTools(
       catalog.tools.map((t) => ({ name: t.name, server: t.server, description: t.description })),
       request,
-    ).text;
-    const metas: ApiTool[] = metaToolDefinitions(catalogText).map((t) => ({
+    );
+    const metas: ApiTool[] = metaTools.map((t) => ({
       name: t.name,
       server: META_SERVER,
       tool: t.name,

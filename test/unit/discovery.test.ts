@@ -126,3 +126,15 @@ describe("meta-tools", () => {
     expect(isMetaTool("everything_echo")).toBe(false);
   });
 });
+
+describe("searchModeMetaTools", () => {
+  it("the meta-tools and their catalog together stay within the catalog budget", async () => {
+    const { searchModeMetaTools } = await import("../../src/core/discovery/meta-tools.js");
+    const { estimateToolsTokens } = await import("../../src/core/discovery/tokens.js");
+    for (const window of [{}, { contextWindow: 128_000 }, { contextWindow: 50_000, usedTokens: 20_000 }]) {
+      const { tools, catalog } = searchModeMetaTools(entries(5_000), window);
+      expect(estimateToolsTokens(tools)).toBeLessThanOrEqual(catalogBudget(window));
+      expect(catalog.style).toBe("truncated");
+    }
+  });
+});

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 // Node's own modules, loaded by a computed specifier: the project's tsconfig types the
 // Workers runtime (no @types/node), and this test alone needs the file system.
 interface NodeFs {
-  readdirSync(path: string): string[];
+  readdirSync(path: string, options: { withFileTypes: true }): { name: string; isDirectory(): boolean }[];
   readFileSync(path: string, encoding: "utf8"): string;
 }
 const load = (name: string): Promise<unknown> => import(/* @vite-ignore */ `node:${name}`);
@@ -16,10 +16,26 @@ const { builtinModules } = (await load("module")) as { builtinModules: string[] 
 
 const testPath = expect.getState().testPath!;
 const coreDir = testPath.replace(/[\\/]test[\\/]unit[\\/]purity\.test\.ts$/, "/src/core/");
-const files = fs
-  .readdirSync(coreDir)
-  .filter((f) => f.endsWith(".ts"))
-  .sort();
+/** Every .ts file under src/core, as a path relative to it ("naming.ts", "search/index.ts"). */
+function listModules(relative = ""): string[] {
+  return fs.readdirSync(coreDir + relative, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.isDirectory()) return listModules(`${relative}${entry.name}/`);
+    return entry.name.endsWith(".ts") ? [relative + entry.name] : [];
+  });
+}
+const files = listModules().sort();
+
+/** Does a relative specifier from `file` stay inside src/core? */
+function staysInCore(file: string, specifier: string): boolean {
+  const parts = file.split("/").slice(0, -1);
+  for (const segment of specifier.split("/")) {
+    if (segment === "..") {
+      if (parts.length === 0) return false;
+      parts.pop();
+    } else if (segment !== ".") parts.push(segment);
+  }
+  return true;
+}
 
 const FORBIDDEN_PREFIXES = ["cloudflare:", "node:", "hono", "agents", "@cloudflare/"];
 const NODE_BUILTINS = new Set(builtinModules.map((m) => m.replace(/^node:/, "")));
@@ -58,8 +74,13 @@ describe("src/core purity", () => {
         "pagination.ts",
         "resources.ts",
         "url-policy.ts",
+        "search/index.ts",
+        "search/tokenize.ts",
       ]),
     );
+    expect(staysInCore("search/index.ts", "../naming.js")).toBe(true);
+    expect(staysInCore("search/index.ts", "../../durable-objects/x.js")).toBe(false);
+    expect(staysInCore("naming.ts", "../env.js")).toBe(false);
   });
 
   it("the import scanner sees every form of import (self-test)", () => {
@@ -88,8 +109,8 @@ describe("src/core purity", () => {
       const specifiers = importSpecifiers(fs.readFileSync(coreDir + file, "utf8"));
       const bad = specifiers.filter(forbidden);
       expect(bad, `${file} imports ${bad.join(", ")}`).toEqual([]);
-      // Everything else is relative (another core module) or zod.
-      for (const s of specifiers) expect(s.startsWith("./") || s === "zod", `${file}: ${s}`).toBe(true);
+      // Everything else is relative (another core module, never outside src/core) or zod.
+      for (const s of specifiers) expect((s.startsWith(".") && staysInCore(file, s)) || s === "zod", `${file}: ${s}`).toBe(true);
     });
 
     it(`${file} loads in plain Node`, async () => {

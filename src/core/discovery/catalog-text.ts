@@ -75,11 +75,20 @@ function namesOnly(entries: readonly CatalogEntry[]): string {
   return lines.join("\n");
 }
 
-/** Entries are rendered in the order given (callers pass the stable catalog order). */
-export function renderCatalog(entries: readonly CatalogEntry[], window: CatalogWindow = {}): CatalogText {
-  const budget = catalogBudget(window);
+/** What a text costs inside a tool definition's JSON (newlines and quotes are escaped there). */
+function jsonTokens(text: string): number {
+  return estimateTokens(JSON.stringify(text));
+}
+
+/**
+ * Entries are rendered in the order given (callers pass the stable catalog order).
+ * `reserveTokens` is taken off the budget first (the meta-tools' own definitions, so the
+ * whole search-mode tool list stays within the budget).
+ */
+export function renderCatalog(entries: readonly CatalogEntry[], window: CatalogWindow = {}, reserveTokens = 0): CatalogText {
+  const budget = Math.max(0, catalogBudget(window) - reserveTokens);
   const header = `${UNTRUSTED_HEADER}\n${entries.length} tools are available:`;
-  const fits = (body: string) => estimateTokens(`${header}\n${body}`) <= budget;
+  const fits = (body: string) => jsonTokens(`${header}\n${body}`) <= budget;
   const lowPressure =
     window.contextWindow === undefined || (window.usedTokens ?? 0) < window.contextWindow * DESCRIPTIONS_BELOW_CONTEXT_USE;
 
@@ -100,7 +109,7 @@ export function renderCatalog(entries: readonly CatalogEntry[], window: CatalogW
   };
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
-    if (estimateTokens(render(mid)) <= budget) low = mid;
+    if (jsonTokens(render(mid)) <= budget) low = mid;
     else high = mid - 1;
   }
   return { text: render(low), style: "truncated", budget, omitted: entries.length - low };

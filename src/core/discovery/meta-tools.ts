@@ -3,6 +3,8 @@
  * one of them keeps a deterministic alternative name instead (ours win).
  */
 import type { CachedTool } from "../catalog.js";
+import { renderCatalog, type CatalogEntry, type CatalogText, type CatalogWindow } from "./catalog-text.js";
+import { estimateToolsTokens } from "./tokens.js";
 
 export const SEARCH_DEFAULT_LIMIT = 8;
 export const SEARCH_MAX_LIMIT = 20;
@@ -62,4 +64,14 @@ export function metaToolDefinitions(catalogText: string): CachedTool[] {
       inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
     },
   ];
+}
+
+/**
+ * The meta-tools of a search-mode listing, with the catalog sized so that the meta-tools
+ * and the catalog together stay within the catalog budget.
+ */
+export function searchModeMetaTools(entries: readonly CatalogEntry[], window: CatalogWindow = {}): { tools: CachedTool[]; catalog: CatalogText } {
+  const reserve = estimateToolsTokens(metaToolDefinitions(""));
+  const catalog = renderCatalog(entries, window, reserve);
+  return { tools: metaToolDefinitions(catalog.text), catalog };
 }

@@ -1,7 +1,7 @@
 /**
  * The one tuned search configuration, and how a caller's partial configuration is
- * merged over it. The figures were tuned on the development queries of two public
- * tool-search benchmarks (see bench/search-ablation.mjs for what each setting buys)
+ * merged over it and checked. The figures were tuned on the development queries of two
+ * public tool-search benchmarks (bench/search-ablation.mjs shows what each setting buys)
  * and are the same for every catalog.
  */
 import { SearchError } from "./errors.js";
@@ -14,26 +14,24 @@ export const DEFAULT_SEARCH_CONFIG: SearchConfig = deepFreeze({
   k1: 1.2,
   fields: {
     name: { weight: 1, b: 0.75 },
-    nameWords: { weight: 1, b: 0.75 },
-    description: { weight: 1, b: 0.75 },
-    server: { weight: 1, b: 0.75 },
-    serverDescription: { weight: 1, b: 0.75 },
-    paramNames: { weight: 1, b: 0.75 },
-    paramDescriptions: { weight: 1, b: 0.75 },
+    nameWords: { weight: 4, b: 0.25 },
+    description: { weight: 1, b: 0.5 },
+    server: { weight: 0.5, b: 0.75 },
+    serverDescription: { weight: 1, b: 0.5 },
+    paramNames: { weight: 1.5, b: 0.5 },
+    paramDescriptions: { weight: 1, b: 0.9 },
   },
-  tokenizer: { splitIdentifiers: true, keepCompounds: true, stopWords: true, stemmer: "light", minTermLength: 2 },
+  tokenizer: { splitIdentifiers: true, keepCompounds: true, stopWords: true, stemmer: "none", minTermLength: 2 },
+  idfExponent: 0.5,
   dedupeQueryTerms: true,
+  argumentWeight: 0.25,
+  prefixWeight: 0.25,
+  minPrefixLength: 6,
+  nameCoverageBoost: 0.25,
+  serverPooling: 0.3,
+  clauseWeight: 0.5,
   schemaMaxDepth: 8,
   schemaMaxNodes: 500,
-  nameCoverageBoost: 0,
-  serverCoverageBoost: 0,
-  serverPooling: 0,
-  idfExponent: 1,
-  coordExponent: 0,
-  dropNumbers: false,
-  clauseWeight: 0,
-  argumentWeight: 1,
-  clauseMode: "sum",
 });
 
 /** A configuration override: any top-level key, and any part of a field or tokenizer setting. */
@@ -56,18 +54,16 @@ export function resolveSearchConfig(override: SearchConfigOverride = {}): Search
     k1: override.k1 ?? base.k1,
     fields,
     tokenizer: { ...base.tokenizer, ...override.tokenizer },
+    idfExponent: override.idfExponent ?? base.idfExponent,
     dedupeQueryTerms: override.dedupeQueryTerms ?? base.dedupeQueryTerms,
+    argumentWeight: override.argumentWeight ?? base.argumentWeight,
+    prefixWeight: override.prefixWeight ?? base.prefixWeight,
+    minPrefixLength: override.minPrefixLength ?? base.minPrefixLength,
+    nameCoverageBoost: override.nameCoverageBoost ?? base.nameCoverageBoost,
+    serverPooling: override.serverPooling ?? base.serverPooling,
+    clauseWeight: override.clauseWeight ?? base.clauseWeight,
     schemaMaxDepth: override.schemaMaxDepth ?? base.schemaMaxDepth,
     schemaMaxNodes: override.schemaMaxNodes ?? base.schemaMaxNodes,
-    nameCoverageBoost: override.nameCoverageBoost ?? base.nameCoverageBoost,
-    serverCoverageBoost: override.serverCoverageBoost ?? base.serverCoverageBoost,
-    serverPooling: override.serverPooling ?? base.serverPooling,
-    idfExponent: override.idfExponent ?? base.idfExponent,
-    coordExponent: override.coordExponent ?? base.coordExponent,
-    dropNumbers: override.dropNumbers ?? base.dropNumbers,
-    clauseWeight: override.clauseWeight ?? base.clauseWeight,
-    argumentWeight: override.argumentWeight ?? base.argumentWeight,
-    clauseMode: override.clauseMode ?? base.clauseMode,
   };
   const problem = configProblem(config);
   if (problem !== undefined) throw new SearchError("invalidConfig", `Invalid search configuration: ${problem}`);
@@ -92,11 +88,14 @@ function configProblem(config: SearchConfig): string | undefined {
   }
   if (!STEMMERS.has(tokenizer.stemmer)) return `tokenizer.stemmer must be one of ${[...STEMMERS].join(", ")}`;
   if (!isCount(tokenizer.minTermLength)) return "tokenizer.minTermLength must be a whole number ≥ 0";
+  if (!isNumber(config.idfExponent, 0)) return "idfExponent must be a number ≥ 0";
   if (typeof config.dedupeQueryTerms !== "boolean") return "dedupeQueryTerms must be a boolean";
+  if (!isCount(config.minPrefixLength) || config.minPrefixLength < 1) return "minPrefixLength must be a whole number ≥ 1";
+  for (const key of ["argumentWeight", "prefixWeight", "nameCoverageBoost", "serverPooling", "clauseWeight"] as const) {
+    if (!isNumber(config[key], 0)) return `${key} must be a number ≥ 0`;
+  }
   if (!isCount(config.schemaMaxDepth)) return "schemaMaxDepth must be a whole number ≥ 0";
   if (!isCount(config.schemaMaxNodes)) return "schemaMaxNodes must be a whole number ≥ 0";
-  if (!isNumber(config.nameCoverageBoost, 0)) return "nameCoverageBoost must be a number ≥ 0";
-  if (!isNumber(config.serverCoverageBoost, 0)) return "serverCoverageBoost must be a number ≥ 0";
   return undefined;
 }
 

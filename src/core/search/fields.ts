@@ -87,7 +87,9 @@ export function collectSchemaText(schema: unknown, maxDepth: number, maxNodes: n
 }
 
 /** How a field's text becomes terms: one identifier term, words without compounds, or plain text. */
-export const FIELD_STYLES: Readonly<Record<FieldName, "identifier" | "words" | "text">> = {
+export type FieldStyle = "identifier" | "words" | "text";
+
+export const FIELD_STYLES: Readonly<Record<FieldName, FieldStyle>> = {
   name: "identifier",
   nameWords: "words",
   description: "text",

@@ -7,7 +7,9 @@
  *   const index = buildSearchIndex(docs);
  *   searchIndex(index, "update salesforce record", { limit: 8 }); // [{ id, score }, …]
  */
-import { buildIndexCore, finalizeIndex, search, type SearchIndex } from "./bm25f.js";
+import { finalizeIndex, type SearchIndex } from "./bm25f.js";
+import { buildIndexCore } from "./postings.js";
+import { search } from "./search.js";
 import { resolveSearchConfig, type SearchConfigOverride } from "./config.js";
 import type { SearchDocument, SearchHit, SearchOptions } from "./types.js";
 

@@ -9,8 +9,11 @@ function below(scoreA: number, docA: number, scoreB: number, docB: number): bool
   return scoreA < scoreB || (scoreA === scoreB && docA > docB);
 }
 
-/** The best `k` of `docs` by `scores[doc]`, best first. */
-export function topK(docs: ArrayLike<number>, scores: ArrayLike<number>, k: number): number[] {
+/**
+ * The best `k` of `docs` by `scores[doc]`, best first. `accept`, if given, is asked only
+ * about documents that would enter the current best `k` (so a costly filter runs on few).
+ */
+export function topK(docs: ArrayLike<number>, scores: ArrayLike<number>, k: number, accept?: (doc: number) => boolean): number[] {
   if (k <= 0) return [];
   const heap: number[] = [];
   const worse = (i: number, j: number): boolean => below(scores[heap[i]!]!, heap[i]!, scores[heap[j]!]!, heap[j]!);
@@ -35,6 +38,7 @@ export function topK(docs: ArrayLike<number>, scores: ArrayLike<number>, k: numb
   for (let n = 0; n < docs.length; n++) {
     const doc = docs[n]!;
     if (heap.length < k) {
+      if (accept !== undefined && !accept(doc)) continue;
       heap.push(doc);
       for (let i = heap.length - 1; i > 0; ) {
         const parent = (i - 1) >> 1;
@@ -42,7 +46,7 @@ export function topK(docs: ArrayLike<number>, scores: ArrayLike<number>, k: numb
         swap(i, parent);
         i = parent;
       }
-    } else if (below(scores[heap[0]!]!, heap[0]!, scores[doc]!, doc)) {
+    } else if (below(scores[heap[0]!]!, heap[0]!, scores[doc]!, doc) && (accept === undefined || accept(doc))) {
       heap[0] = doc;
       siftDown(0);
     }

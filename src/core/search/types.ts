@@ -71,21 +71,24 @@ export interface SearchConfig {
   k1: number;
   fields: Record<FieldName, FieldConfig>;
   tokenizer: TokenizerConfig;
-  /** Count a repeated query term once. */
+  /** IDF is raised to this power: 1 is plain BM25, below 1 flattens it (long tasks name many rare words). */
+  idfExponent: number;
+  /** Count a repeated query word once. */
   dedupeQueryTerms: boolean;
+  /** Weight of query words inside quotes, URLs and e-mail addresses (argument values, not intent). */
+  argumentWeight: number;
+  /** Weight of an indexed term that is a prefix of a longer query word ("crypto" for "cryptocurrency"); 0 turns it off. */
+  prefixWeight: number;
+  /** The shortest prefix that counts. */
+  minPrefixLength: number;
+  /** A tool's score × (1 + this × the share of its distinct name words found in the query). */
+  nameCoverageBoost: number;
+  /** Every tool gains this × the best score among its server's tools. */
+  serverPooling: number;
+  /** In a task of several clauses, a tool gains this × its best share of a clause's top score (× the task's top score). */
+  clauseWeight: number;
   /** Schema nesting levels walked for property names and descriptions. */
   schemaMaxDepth: number;
-  /** Schema nodes visited per tool at most (guards against huge or cyclic-looking schemas). */
+  /** Schema nodes visited per tool at most (a bound on the work for huge schemas). */
   schemaMaxNodes: number;
-  /** Score multiplier added per unit of the share of a tool's name words present in the query (0 = off). */
-  nameCoverageBoost: number;
-  /** Score multiplier added per unit of the share of a server's name words present in the query (0 = off). */
-  serverCoverageBoost: number;
-  serverPooling: number;
-  idfExponent: number;
-  coordExponent: number;
-  dropNumbers: boolean;
-  clauseWeight: number;
-  argumentWeight: number;
-  clauseMode: "sum" | "max";
 }
