@@ -272,11 +272,20 @@ export async function mcpClient(url) {
 }
 
 export async function gatewayClient(gatewayUrl, upstreamUrl) {
+  return gatewaySessionClient(gatewayUrl, { type: "remote", url: upstreamUrl });
+}
+
+/**
+ * Like gatewayClient, for any server config as the session API takes it (named
+ * "everything" in the session, so its echo tool is `everything_echo`), e.g. a bridged
+ * one: `{ type: "local", bridge, server }`.
+ */
+export async function gatewaySessionClient(gatewayUrl, server) {
   const created = await fetch(`${gatewayUrl}/v1/sessions`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     signal: signal(),
-    body: JSON.stringify({ servers: { everything: { type: "remote", url: upstreamUrl } } }),
+    body: JSON.stringify({ servers: { everything: server } }),
   });
   const body = await created.json();
   if (created.status !== 201 || body.servers?.everything?.status !== "connected") {

@@ -4,8 +4,7 @@
  * signal, so a caller that goes away cancels the upstream request.
  */
 import { Hono } from "hono";
-import { z } from "zod";
-import { SEARCH_MAX_LIMIT } from "../src/core/discovery/meta-tools.js";
+import { CallToolBody, GetPromptBody, ReadResourceBody, SearchToolsBody, ToolsQuery } from "../src/api/schemas.js";
 import { McpEdgeError } from "../src/core/errors.js";
 import { parseOrThrow } from "../src/core/validation.js";
 import { errorResponse, notFound, readJson } from "../src/http/errors.js";
@@ -13,34 +12,11 @@ import type { Session } from "./session.js";
 
 export const SESSION_ID_HEADER = "x-mcp-edge-session-id";
 
-/** A turn reference: its id, or `{id, actorId?}` (the turn-lifecycle shape). */
-const TurnRef = z.union([z.string().min(1), z.strictObject({ id: z.string().min(1), actorId: z.string().optional() })]).transform((t) => (typeof t === "string" ? t : t.id));
-
-const CallToolBody = z.strictObject({
-  name: z.string().min(1),
-  arguments: z.record(z.string(), z.unknown()).optional(),
-  turn: TurnRef.optional(),
-});
-const SearchToolsBody = z.strictObject({
-  query: z.string().min(1),
-  limit: z.number().int().min(1).max(SEARCH_MAX_LIMIT).optional(),
-  turn: TurnRef.optional(),
-});
-const count = z.coerce.number().int().min(0).max(100_000_000);
-const ToolsQuery = z.strictObject({
-  // Absent means "full": the v1 contract lists every tool.
-  mode: z.enum(["auto", "full", "search"]).default("full"),
-  contextWindow: count.min(1).optional(),
-  usedTokens: count.optional(),
-  turn: z.string().min(1).optional(),
-});
-const ReadResourceBody = z.strictObject({ server: z.string().min(1), uri: z.string().min(1) });
-const GetPromptBody = z.strictObject({
-  server: z.string().min(1),
-  name: z.string().min(1),
-  arguments: z.record(z.string(), z.string()).optional(),
-});
-
+/**
+ * Request bodies and queries are validated with the API's schemas (`src/api/schemas.ts`);
+ * session bodies and server entries by the session itself, with the same schemas, so
+ * their errors can name the server. Every route here has an entry in `src/api/routes.ts`.
+ */
 export function sessionRoutes(session: Session) {
   const app = new Hono();
   app.onError((error) => errorResponse(error));

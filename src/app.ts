@@ -1,11 +1,14 @@
 /**
- * The Worker's HTTP API: health, session creation, and forwarding of everything under
- * `/v1/sessions/:id` to that session's Durable Object. Forwarding is the hot path of
- * every tool call, so it skips the router: one regex, one Request copy (which carries
- * the caller's abort signal, so a caller that goes away cancels the upstream call).
+ * The Worker's HTTP API: health, the OpenAPI document, bridges, session creation, and
+ * forwarding of everything under `/v1/sessions/:id` to that session's Durable Object.
+ * Forwarding is the hot path of every tool call, so it skips the router: one regex, one
+ * Request copy (which carries the caller's abort signal, so a caller that goes away
+ * cancels the upstream call). Every route has an entry in `src/api/routes.ts`.
  */
 import { Hono } from "hono";
 import { SESSION_ID_HEADER } from "../durable-objects/session-routes.js";
+import { openApiDocument } from "./api/openapi.js";
+import { BridgeConnectQuery, type OpenApiDocument } from "./api/schemas.js";
 import { McpEdgeError } from "./core/errors.js";
 import { BRIDGE_ID_HEADER } from "../durable-objects/bridge-hub.js";
 import { bridgePrincipal, LOCAL_PRINCIPAL, type Env } from "./env.js";
@@ -13,8 +16,6 @@ import { errorResponse, notFound, onError, routeNotFound } from "./http/errors.j
 import { newSessionId, SESSION_ID_PATTERN } from "./http/ids.js";
 
 export const VERSION = "0.1.0";
-
-const BRIDGE_ID_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** `/v1/sessions/<id>` plus the rest of the path, for ids that we mint. */
 const SESSION_PATH = /^\/v1\/sessions\/([^/]+)(\/.*)?$/;
@@ -24,19 +25,25 @@ function forward(env: Env, id: string, request: Request, url: URL, rest: string)
   return env.SESSIONS.getByName(id).fetch(new Request(target, request));
 }
 
-function createRouter() {
+/** Built on first request, once per isolate. */
+let openApi: OpenApiDocument | undefined;
+
+/** The Worker's router (everything but the forwarding); exported so a test can walk its routes. */
+export function createRouter() {
   const app = new Hono<{ Bindings: Env }>();
   app.onError(onError);
   app.notFound(notFound);
   app.get("/health", (c) => c.json({ ok: true, version: VERSION }));
+  app.get("/v1/openapi.json", (c) => c.json((openApi ??= openApiDocument({ version: VERSION }))));
   // A bridge dials in: WebSocket upgrade, authenticated by its bearer token.
   app.get("/v1/bridges/connect", (c) => {
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new McpEdgeError("badRequest", "expected a WebSocket upgrade");
     const token = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1]?.trim();
     const principal = bridgePrincipal(c.env, token);
     if (!principal) throw new McpEdgeError("unauthorized", "a valid bridge token is required (Authorization: Bearer …)");
-    const bridge = c.req.query("bridge") ?? "";
-    if (!BRIDGE_ID_PATTERN.test(bridge)) throw new McpEdgeError("badRequest", "bridge must be 1-64 characters of [a-zA-Z0-9_-]");
+    const query = BridgeConnectQuery.safeParse({ bridge: c.req.query("bridge") ?? "" });
+    if (!query.success) throw new McpEdgeError("badRequest", "bridge must be 1-64 characters of [a-zA-Z0-9_-]");
+    const bridge = query.data.bridge;
     const request = new Request("https://hub/connect", c.req.raw);
     request.headers.set(BRIDGE_ID_HEADER, bridge);
     return c.env.BRIDGES.getByName(principal).fetch(request);

@@ -4,21 +4,23 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { freePort } from "../peers.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const OUT = `${root}dist-e2e`;
 
 export interface Gateway {
   url: string;
   stop(): Promise<void>;
 }
 
-export async function buildWorker(): Promise<string> {
-  await promisify(execFile)(`${root}node_modules/.bin/wrangler`, ["deploy", "--dry-run", "--outdir", OUT], { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
-  return `${OUT}/index.js`;
+/** Bundles the Worker into `outdir` (one per test file: e2e files run in parallel). */
+export async function buildWorker(outdir = "dist-e2e"): Promise<string> {
+  const out = `${root}${outdir}`;
+  await promisify(execFile)(`${root}node_modules/.bin/wrangler`, ["deploy", "--dry-run", "--outdir", out], { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
+  return `${out}/index.js`;
 }
 
 export async function startGateway(script: string, bindings: Record<string, string>): Promise<Gateway> {
@@ -28,7 +30,7 @@ export async function startGateway(script: string, bindings: Record<string, stri
     port,
     modules: true,
     scriptPath: script,
-    modulesRoot: OUT,
+    modulesRoot: dirname(script),
     compatibilityDate: "2026-11-01",
     compatibilityFlags: ["nodejs_compat", "enable_request_signal"],
     durableObjects: { SESSIONS: { className: "SessionObject", useSQLite: true }, BRIDGES: { className: "BridgeHub", useSQLite: true } },

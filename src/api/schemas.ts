@@ -1,0 +1,177 @@
+/**
+ * The HTTP API's shapes in one place, as zod schemas: what the routes validate requests
+ * with, what they answer, and what the OpenAPI document and the typed client are made
+ * from. Pure: zod and the pure core only (no Workers, Node or Hono), so the client's type
+ * declarations can carry these types anywhere. Request schemas are strict (unknown keys
+ * are a 400 that names them); response schemas are open, so a client built against this
+ * version keeps working when an answer gains a field.
+ */
+import { z } from "zod";
+import { ServerOfferSchema } from "../core/bridge-protocol.js";
+import { LocalServerConfigSchema, RemoteServerConfigSchema, ServerConfigSchema, ServerOverrideSchema, SessionBodySchema } from "../core/config.js";
+import { SEARCH_MAX_LIMIT } from "../core/discovery/meta-tools.js";
+
+// ── Requests ───────────────────────────────────────────────────────────────
+
+/** `{NAME: ServerConfig}` and `roots`; each server entry is then parsed as a {@link ServerConfig}. */
+export const SessionBody = SessionBodySchema;
+/** One server entry (opencode-compatible): remote, local (through a bridge), or an override of a deployment-defined server. */
+export const ServerConfig = ServerConfigSchema;
+export const RemoteServerConfig = RemoteServerConfigSchema;
+export const LocalServerConfig = LocalServerConfigSchema;
+export const ServerOverride = ServerOverrideSchema;
+
+/** A turn reference: its id, or `{id, actorId?}` (the turn-lifecycle shape). Parses to the id. */
+export const TurnRef = z
+  .union([z.string().min(1), z.strictObject({ id: z.string().min(1), actorId: z.string().optional() })])
+  .transform((t) => (typeof t === "string" ? t : t.id));
+
+export const CallToolBody = z.strictObject({
+  name: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+  turn: TurnRef.optional(),
+});
+
+export const SearchToolsBody = z.strictObject({
+  query: z.string().min(1),
+  limit: z.number().int().min(1).max(SEARCH_MAX_LIMIT).optional(),
+  turn: TurnRef.optional(),
+});
+
+const count = z.coerce.number().int().min(0).max(100_000_000);
+
+/** The query of `GET /tools`. Absent `mode` means "full": the v1 contract lists every tool. */
+export const ToolsQuery = z.strictObject({
+  mode: z.enum(["auto", "full", "search"]).default("full"),
+  contextWindow: count.min(1).optional(),
+  usedTokens: count.optional(),
+  turn: z.string().min(1).optional(),
+});
+
+/** Bridge ids, as the bridge CLI's `--id` accepts them. */
+export const BRIDGE_ID_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** The query of the bridges' WebSocket upgrade (`GET /v1/bridges/connect`). */
+export const BridgeConnectQuery = z.object({ bridge: z.string().regex(BRIDGE_ID_PATTERN) });
+
+export const ReadResourceBody = z.strictObject({ server: z.string().min(1), uri: z.string().min(1) });
+
+export const GetPromptBody = z.strictObject({
+  server: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.record(z.string(), z.string()).optional(),
+});
+
+// ── Responses ──────────────────────────────────────────────────────────────
+
+export const Health = z.object({ ok: z.literal(true), version: z.string() });
+
+/** A server's state as the API reports it. */
+export const ServerStatus = z.object({
+  status: z.enum(["connected", "disabled", "failed", "needs_auth", "needs_client_registration"]),
+  error: z.string().optional(),
+  tools: z.number().int().optional(),
+});
+
+export const SessionInfo = z.object({ id: z.string(), servers: z.record(z.string(), ServerStatus) });
+
+/** One model-facing tool: `name` is what the model calls, `server`/`tool` where it goes. */
+export const ApiTool = z.object({
+  name: z.string(),
+  server: z.string(),
+  tool: z.string(),
+  description: z.string(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const ToolList = z.object({ mode: z.enum(["full", "search"]), tools: z.array(ApiTool) });
+
+export const Attachment = z.object({ mime: z.string(), url: z.string() });
+
+/** A normalized `tools/call` result; a tool error is `isError: true` with HTTP 200. */
+export const CallResult = z.object({
+  output: z.string(),
+  attachments: z.array(Attachment),
+  metadata: z.record(z.string(), z.unknown()),
+  isError: z.boolean(),
+});
+
+export const SearchResult = z.object({ name: z.string(), server: z.string(), description: z.string(), score: z.number() });
+
+export const SearchResults = z.object({
+  results: z.array(SearchResult),
+  /** With a `turn`: every tool loaded for that turn so far. */
+  loaded: z.array(z.string()).optional(),
+});
+
+export const ResourceList = z.object({ resources: z.array(z.looseObject({ uri: z.string(), name: z.string(), server: z.string() })) });
+
+export const ResourceTemplateList = z.object({
+  resourceTemplates: z.array(z.looseObject({ uriTemplate: z.string(), name: z.string(), server: z.string() })),
+});
+
+/** The server's own `resources/read` result. */
+export const ReadResourceResult = z.looseObject({ contents: z.array(z.looseObject({ uri: z.string() })) });
+
+export const PromptList = z.object({ prompts: z.array(z.looseObject({ name: z.string(), server: z.string() })) });
+
+/** The server's own `prompts/get` result. */
+export const GetPromptResult = z.looseObject({
+  description: z.string().optional(),
+  messages: z.array(z.looseObject({ role: z.enum(["user", "assistant"]), content: z.unknown() })),
+});
+
+export const Instructions = z.object({
+  instructions: z.string(),
+  servers: z.array(z.object({ server: z.string(), instructions: z.string() })),
+});
+
+export const BridgeSummary = z.object({
+  id: z.string(),
+  connectedAt: z.string(),
+  servers: z.array(ServerOfferSchema),
+  client: z.object({ name: z.string(), version: z.string() }).optional(),
+});
+
+export const BridgeList = z.object({ bridges: z.array(BridgeSummary) });
+
+/** Every 4xx/5xx: `code` is one of the documented codes (badRequest, sessionNotFound, toolNotFound, timeout, …). */
+export const ErrorBody = z.object({
+  error: z.object({ code: z.string(), message: z.string(), data: z.unknown().optional() }),
+});
+
+/** `GET /v1/openapi.json`: an OpenAPI 3.1 document. */
+export const OpenApiDocument = z.looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) });
+
+// ── Types ──────────────────────────────────────────────────────────────────
+
+/** What a caller sends (before defaults and transforms). */
+export type SessionBodyInput = z.input<typeof SessionBody>;
+export type ServerConfigInput = z.input<typeof ServerConfig>;
+export type TurnRefInput = z.input<typeof TurnRef>;
+export type CallToolInput = z.input<typeof CallToolBody>;
+export type SearchToolsInput = z.input<typeof SearchToolsBody>;
+export type ToolsQueryInput = z.input<typeof ToolsQuery>;
+export type ReadResourceInput = z.input<typeof ReadResourceBody>;
+export type GetPromptInput = z.input<typeof GetPromptBody>;
+
+export type Health = z.output<typeof Health>;
+export type ServerStatus = z.output<typeof ServerStatus>;
+export type SessionInfo = z.output<typeof SessionInfo>;
+export type ApiTool = z.output<typeof ApiTool>;
+export type ToolList = z.output<typeof ToolList>;
+export type Attachment = z.output<typeof Attachment>;
+export type CallResult = z.output<typeof CallResult>;
+export type SearchResult = z.output<typeof SearchResult>;
+export type SearchResults = z.output<typeof SearchResults>;
+export type ResourceList = z.output<typeof ResourceList>;
+export type ResourceTemplateList = z.output<typeof ResourceTemplateList>;
+export type ReadResourceResult = z.output<typeof ReadResourceResult>;
+export type PromptList = z.output<typeof PromptList>;
+export type GetPromptResult = z.output<typeof GetPromptResult>;
+export type Instructions = z.output<typeof Instructions>;
+export type BridgeSummary = z.output<typeof BridgeSummary>;
+export type BridgeList = z.output<typeof BridgeList>;
+export type ErrorBody = z.output<typeof ErrorBody>;
+export type OpenApiDocument = z.output<typeof OpenApiDocument>;

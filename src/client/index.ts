@@ -1,0 +1,206 @@
+/**
+ * `mcp-edge/client`: a small typed client for HTTP API v1. Its only runtime dependency
+ * is `fetch` (injectable), so it runs in Node, browsers, Workers and Deno alike; the
+ * request and answer types come from the API's zod schemas (types only, nothing of zod
+ * is loaded). A non-success answer throws {@link McpEdgeApiError} with the status and
+ * the API's error code; every method takes an `AbortSignal` (aborting it cancels the
+ * upstream MCP request too).
+ */
+import type {
+  BridgeList,
+  CallResult,
+  CallToolInput,
+  GetPromptInput,
+  GetPromptResult,
+  Health,
+  Instructions,
+  OpenApiDocument,
+  PromptList,
+  ReadResourceInput,
+  ReadResourceResult,
+  ResourceList,
+  ResourceTemplateList,
+  SearchResults,
+  SearchToolsInput,
+  ServerConfigInput,
+  ServerStatus,
+  SessionBodyInput,
+  SessionInfo,
+  ToolList,
+} from "../api/schemas.js";
+import { apiError, McpEdgeApiError } from "./errors.js";
+
+export { McpEdgeApiError, type ApiErrorCode } from "./errors.js";
+export type * from "../api/schemas.js";
+
+/** `fetch` or anything shaped like it (a Worker's service binding, a test double). */
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface McpEdgeClientOptions {
+  /** Where mcp-edge answers, e.g. `http://127.0.0.1:8787` (a path prefix is kept). */
+  baseUrl: string;
+  /** Defaults to the global `fetch`. */
+  fetch?: FetchLike;
+  /** Sent with every request. */
+  headers?: Record<string, string>;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+/** The query of `listTools`; without `mode` every tool is listed (`full`). */
+export interface ListToolsOptions {
+  mode?: "auto" | "full" | "search";
+  /** The model's context window in tokens (for `mode: "auto"`). */
+  contextWindow?: number;
+  /** Tokens already used in that window. */
+  usedTokens?: number;
+  /** The turn the listing is for (search mode lists the tools loaded in it). */
+  turn?: string;
+}
+
+type Query = Record<string, string | number | undefined>;
+
+interface Call {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  path: string;
+  query?: Query;
+  body?: unknown;
+  signal?: AbortSignal | undefined;
+}
+
+export class McpEdgeClient {
+  private readonly baseUrl: string;
+  private readonly fetcher: FetchLike;
+  private readonly headers: Record<string, string>;
+
+  constructor(options: McpEdgeClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.fetcher = options.fetch ?? ((input, init) => fetch(input, init));
+    this.headers = options.headers ?? {};
+  }
+
+  // ── Service ──────────────────────────────────────────────────────────────
+
+  health(options: RequestOptions = {}): Promise<Health> {
+    return this.send({ method: "GET", path: "/health", signal: options.signal });
+  }
+
+  openApi(options: RequestOptions = {}): Promise<OpenApiDocument> {
+    return this.send({ method: "GET", path: "/v1/openapi.json", signal: options.signal });
+  }
+
+  listBridges(options: RequestOptions = {}): Promise<BridgeList> {
+    return this.send({ method: "GET", path: "/v1/bridges", signal: options.signal });
+  }
+
+  // ── Sessions and servers ─────────────────────────────────────────────────
+
+  createSession(body: SessionBodyInput = {}, options: RequestOptions = {}): Promise<SessionInfo> {
+    return this.send({ method: "POST", path: "/v1/sessions", body, signal: options.signal });
+  }
+
+  getSession(sessionId: string, options: RequestOptions = {}): Promise<SessionInfo> {
+    return this.send({ method: "GET", path: sessionPath(sessionId), signal: options.signal });
+  }
+
+  deleteSession(sessionId: string, options: RequestOptions = {}): Promise<void> {
+    return this.send({ method: "DELETE", path: sessionPath(sessionId), signal: options.signal });
+  }
+
+  putServer(sessionId: string, name: string, config: ServerConfigInput, options: RequestOptions = {}): Promise<ServerStatus> {
+    return this.send({ method: "PUT", path: serverPath(sessionId, name), body: config, signal: options.signal });
+  }
+
+  deleteServer(sessionId: string, name: string, options: RequestOptions = {}): Promise<void> {
+    return this.send({ method: "DELETE", path: serverPath(sessionId, name), signal: options.signal });
+  }
+
+  connectServer(sessionId: string, name: string, options: RequestOptions = {}): Promise<ServerStatus> {
+    return this.send({ method: "POST", path: `${serverPath(sessionId, name)}/connect`, signal: options.signal });
+  }
+
+  disconnectServer(sessionId: string, name: string, options: RequestOptions = {}): Promise<ServerStatus> {
+    return this.send({ method: "POST", path: `${serverPath(sessionId, name)}/disconnect`, signal: options.signal });
+  }
+
+  // ── Tools ────────────────────────────────────────────────────────────────
+
+  listTools(sessionId: string, query: ListToolsOptions = {}, options: RequestOptions = {}): Promise<ToolList> {
+    return this.send({ method: "GET", path: `${sessionPath(sessionId)}/tools`, query: { ...query }, signal: options.signal });
+  }
+
+  searchTools(sessionId: string, body: SearchToolsInput, options: RequestOptions = {}): Promise<SearchResults> {
+    return this.send({ method: "POST", path: `${sessionPath(sessionId)}/tools/search`, body, signal: options.signal });
+  }
+
+  /** A tool error is a result with `isError: true`, not an exception. */
+  callTool(sessionId: string, body: CallToolInput, options: RequestOptions = {}): Promise<CallResult> {
+    return this.send({ method: "POST", path: `${sessionPath(sessionId)}/tools/call`, body, signal: options.signal });
+  }
+
+  // ── Resources, prompts, instructions ─────────────────────────────────────
+
+  listResources(sessionId: string, options: RequestOptions = {}): Promise<ResourceList> {
+    return this.send({ method: "GET", path: `${sessionPath(sessionId)}/resources`, signal: options.signal });
+  }
+
+  listResourceTemplates(sessionId: string, options: RequestOptions = {}): Promise<ResourceTemplateList> {
+    return this.send({ method: "GET", path: `${sessionPath(sessionId)}/resources/templates`, signal: options.signal });
+  }
+
+  readResource(sessionId: string, body: ReadResourceInput, options: RequestOptions = {}): Promise<ReadResourceResult> {
+    return this.send({ method: "POST", path: `${sessionPath(sessionId)}/resources/read`, body, signal: options.signal });
+  }
+
+  listPrompts(sessionId: string, options: RequestOptions = {}): Promise<PromptList> {
+    return this.send({ method: "GET", path: `${sessionPath(sessionId)}/prompts`, signal: options.signal });
+  }
+
+  getPrompt(sessionId: string, body: GetPromptInput, options: RequestOptions = {}): Promise<GetPromptResult> {
+    return this.send({ method: "POST", path: `${sessionPath(sessionId)}/prompts/get`, body, signal: options.signal });
+  }
+
+  instructions(sessionId: string, options: RequestOptions = {}): Promise<Instructions> {
+    return this.send({ method: "GET", path: `${sessionPath(sessionId)}/instructions`, signal: options.signal });
+  }
+
+  // ── Transport ────────────────────────────────────────────────────────────
+
+  /** One request: JSON in, JSON out (nothing for 204); anything but 2xx throws McpEdgeApiError. */
+  private async send<T>(call: Call): Promise<T> {
+    const headers: Record<string, string> = { accept: "application/json", ...this.headers };
+    if (call.body !== undefined) headers["content-type"] = "application/json";
+    const response = await this.fetcher(`${this.baseUrl}${call.path}${queryString(call.query)}`, {
+      method: call.method,
+      headers,
+      ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
+      ...(call.signal ? { signal: call.signal } : {}),
+    });
+    const text = await response.text();
+    if (!response.ok) throw apiError(response.status, response.statusText, text);
+    if (response.status === 204 || text === "") return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new McpEdgeApiError(response.status, "httpError", "the answer is not JSON", { body: text.slice(0, 1000) });
+    }
+  }
+}
+
+function sessionPath(sessionId: string): string {
+  return `/v1/sessions/${encodeURIComponent(sessionId)}`;
+}
+
+function serverPath(sessionId: string, name: string): string {
+  return `${sessionPath(sessionId)}/servers/${encodeURIComponent(name)}`;
+}
+
+function queryString(query: Query | undefined): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}

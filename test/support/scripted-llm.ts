@@ -1,0 +1,159 @@
+/**
+ * A scripted OpenAI-compatible chat-completions server on 127.0.0.1, standing in for a
+ * model at the network edge: each request gets the next reply of the script (a tool
+ * call or text, possibly computed from the request), streamed as real SSE
+ * `chat.completion.chunk`s when the request asks for `stream: true` (tool-call
+ * arguments arrive in pieces, as real providers send them). Every request is recorded.
+ * A request past the end of the script is answered 500, so a loop that runs too long fails.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface ChatMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string | null | Array<Record<string, unknown>>;
+  tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+}
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools?: Array<{ type: "function"; function: { name: string; description?: string; parameters?: unknown } }>;
+  stream?: boolean;
+}
+
+export type Reply = { text: string } | { toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> };
+
+/** One step of a script: the reply to the request it is given. */
+export type ScriptStep = (request: ChatRequest) => Reply;
+
+export interface ScriptedLlm {
+  /** The base URL for an OpenAI-compatible provider (ends in `/v1`). */
+  baseURL: string;
+  /** Every chat request received since the last `script()`. */
+  requests: ChatRequest[];
+  /** Replaces the script (and clears the recorded requests). */
+  script(steps: ScriptStep[]): void;
+  close(): Promise<void>;
+}
+
+/** The tool names a request offered the model. */
+export function toolNames(request: ChatRequest | undefined): string[] {
+  return (request?.tools ?? []).map((t) => t.function.name).sort();
+}
+
+/** The content of the last tool message of a request (the result the model is shown). */
+export function lastToolResult(request: ChatRequest): string {
+  const message = request.messages.filter((m) => m.role === "tool").at(-1);
+  if (!message) return "(no tool result)";
+  return typeof message.content === "string" ? message.content : JSON.stringify(message.content);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+let callIds = 0;
+
+function chunk(id: string, model: string, delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) {
+  return { id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra };
+}
+
+const USAGE = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
+
+/** The chunks of one streamed reply: a role chunk, content or tool-call pieces, a finish chunk with usage. */
+function streamChunks(reply: Reply, model: string): unknown[] {
+  const id = `chatcmpl-${++callIds}`;
+  const out: unknown[] = [chunk(id, model, { role: "assistant", content: "" }, null)];
+  if ("text" in reply) {
+    const words = reply.text.split(/(?<= )/);
+    for (const word of words) out.push(chunk(id, model, { content: word }, null));
+    out.push(chunk(id, model, {}, "stop", { usage: USAGE }));
+    return out;
+  }
+  reply.toolCalls.forEach((call, index) => {
+    const args = JSON.stringify(call.arguments);
+    const half = Math.ceil(args.length / 2);
+    out.push(chunk(id, model, { tool_calls: [{ index, id: `call_${callIds}_${index}`, type: "function", function: { name: call.name, arguments: args.slice(0, half) } }] }, null));
+    out.push(chunk(id, model, { tool_calls: [{ index, function: { arguments: args.slice(half) } }] }, null));
+  });
+  out.push(chunk(id, model, {}, "tool_calls", { usage: USAGE }));
+  return out;
+}
+
+function completion(reply: Reply, model: string) {
+  const id = `chatcmpl-${++callIds}`;
+  const message =
+    "text" in reply
+      ? { role: "assistant", content: reply.text }
+      : {
+          role: "assistant",
+          content: null,
+          tool_calls: reply.toolCalls.map((call, index) => ({
+            id: `call_${callIds}_${index}`,
+            type: "function",
+            function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+          })),
+        };
+  return {
+    id,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message, finish_reason: "text" in reply ? "stop" : "tool_calls" }],
+    usage: USAGE,
+  };
+}
+
+export async function startScriptedLlm(): Promise<ScriptedLlm> {
+  let steps: ScriptStep[] = [];
+  const requests: ChatRequest[] = [];
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+      return;
+    }
+    const request = JSON.parse(await readBody(req)) as ChatRequest;
+    requests.push(request);
+    const step = steps[requests.length - 1];
+    if (!step) {
+      res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `the script has no reply for request ${requests.length}` } }));
+      return;
+    }
+    const reply = step(request);
+    if (!request.stream) {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(completion(reply, request.model)));
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    for (const c of streamChunks(reply, request.model)) res.write(`data: ${JSON.stringify(c)}\n\n`);
+    res.end("data: [DONE]\n\n");
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: String(error) } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    script(next) {
+      steps = next;
+      requests.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
