@@ -31,6 +31,10 @@ Options:
   --project-dir DIR   the project for --import-claude (default: the current directory)
   --idle-timeout MS   end a server after MS milliseconds without a message either
                       way (default: ${DEFAULT_IDLE_TIMEOUT_MS}, 15 minutes; 0: never)
+  --deny-env PATTERN  drop inherited environment variables matching PATTERN (a
+                      case-insensitive glob; repeatable) from every server's env,
+                      unless its config sets them; replaces the default list
+                      *_TOKEN *_SECRET *_KEY *PASSWORD*
   --once              do not reconnect: exit with status 1 when the token is
                       refused or the connection fails or drops
   -h, --help          show this help
@@ -48,6 +52,8 @@ export interface CliOptions {
   importClaude: boolean;
   projectDir: string | undefined;
   idleTimeoutMs: number;
+  /** Patterns of inherited variables kept from children; undefined: the default list. */
+  denyEnv: string[] | undefined;
   once: boolean;
 }
 
@@ -82,6 +88,7 @@ export function parseCliArgs(argv: readonly string[], defaults: CliDefaults): Cl
         "import-claude": { type: "boolean" },
         "project-dir": { type: "string" },
         "idle-timeout": { type: "string" },
+        "deny-env": { type: "string", multiple: true },
         once: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -109,6 +116,10 @@ export function parseCliArgs(argv: readonly string[], defaults: CliDefaults): Cl
     }
     idleTimeoutMs = Number(idle);
   }
+  const denyEnv = values["deny-env"];
+  if (denyEnv?.some((pattern) => !/^[A-Za-z0-9_*?]+$/.test(pattern))) {
+    return { kind: "error", error: "--deny-env patterns are environment variable names with * and ? wildcards" };
+  }
   return {
     kind: "run",
     options: {
@@ -119,6 +130,7 @@ export function parseCliArgs(argv: readonly string[], defaults: CliDefaults): Cl
       importClaude: values["import-claude"] ?? false,
       projectDir: values["project-dir"],
       idleTimeoutMs,
+      denyEnv,
       once: values.once ?? false,
     },
   };

@@ -72,6 +72,7 @@ async function main(argv: readonly string[]): Promise<number | undefined> {
     clientVersion: packageVersion(),
     once: options.once,
     idleTimeoutMs: options.idleTimeoutMs,
+    ...(options.denyEnv ? { denyEnv: options.denyEnv } : {}),
     onEvent: (event) => log(describeLinkEvent(event)),
   });
   if (link.url.protocol === "ws:" && !isLoopbackHost(link.url.hostname)) {

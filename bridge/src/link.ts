@@ -88,6 +88,8 @@ export interface BridgeLinkOptions {
   once?: boolean;
   /** Per channel; 0 turns it off. */
   idleTimeoutMs?: number;
+  /** Inherited variables kept from children (globs); default: DEFAULT_DENY_PATTERNS. */
+  denyEnv?: readonly string[];
   maxBufferedBytes?: number;
   maxChannels?: number;
   handshakeTimeoutMs?: number;
@@ -396,7 +398,11 @@ export class BridgeLink {
   }
 
   #createTransport(server: BridgeServer): ObservingStdioTransport {
-    const env = buildChildEnv({ parentEnv: this.#options.parentEnv ?? process.env, serverEnv: server.env });
+    const env = buildChildEnv({
+      parentEnv: this.#options.parentEnv ?? process.env,
+      serverEnv: server.env,
+      ...(this.#options.denyEnv ? { denyPatterns: this.#options.denyEnv } : {}),
+    });
     return new ObservingStdioTransport({ command: server.command, args: server.args, env, cwd: server.cwd }, { ...this.#options.transport, name: server.name });
   }
 

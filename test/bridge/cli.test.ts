@@ -188,18 +188,18 @@ describe("parseCliArgs", () => {
   it("fills the id from the hostname and the token from the environment", () => {
     expect(parseCliArgs(["--gateway", "https://gw.example", "--config", "c.json"], defaults)).toEqual({
       kind: "run",
-      options: { gateway: "https://gw.example", config: "c.json", id: "Dev-Laptop-local", token: "env-token", importClaude: false, projectDir: undefined, idleTimeoutMs: 900_000, once: false },
+      options: { gateway: "https://gw.example", config: "c.json", id: "Dev-Laptop-local", token: "env-token", importClaude: false, projectDir: undefined, idleTimeoutMs: 900_000, denyEnv: undefined, once: false },
     });
   });
 
   it("takes every option", () => {
     const parsed = parseCliArgs(
-      ["--gateway", "http://localhost:8787", "--config", "c.json", "--id", "box_1", "--token", "flag-token", "--import-claude", "--project-dir", "/p", "--idle-timeout", "0", "--once"],
+      ["--gateway", "http://localhost:8787", "--config", "c.json", "--id", "box_1", "--token", "flag-token", "--import-claude", "--project-dir", "/p", "--idle-timeout", "0", "--deny-env", "CORP_*", "--deny-env", "*_PAT", "--once"],
       defaults,
     );
     expect(parsed).toEqual({
       kind: "run",
-      options: { gateway: "http://localhost:8787", config: "c.json", id: "box_1", token: "flag-token", importClaude: true, projectDir: "/p", idleTimeoutMs: 0, once: true },
+      options: { gateway: "http://localhost:8787", config: "c.json", id: "box_1", token: "flag-token", importClaude: true, projectDir: "/p", idleTimeoutMs: 0, denyEnv: ["CORP_*", "*_PAT"], once: true },
     });
     expect(parseCliArgs(["-h"], defaults)).toEqual({ kind: "help" });
   });
@@ -212,6 +212,7 @@ describe("parseCliArgs", () => {
     [["--gateway", "https://g", "--config", "c", "--id", "a.b"], "--id must be 1-64 characters"],
     [["--gateway", "https://g", "--config", "c", "--project-dir", "/p"], "--project-dir only applies with --import-claude"],
     [["--gateway", "https://g", "--config", "c", "--idle-timeout", "1.5"], "--idle-timeout must be a whole number"],
+    [["--gateway", "https://g", "--config", "c", "--deny-env", "A B"], "--deny-env patterns are environment variable names"],
     [["--gateway", "https://g", "--config", "c", "stray"], "positional"],
     [["--gateway", "https://g", "--config", "c", "--token", "tok\n"], "the bridge token contains a space or control character"],
   ])("%j is a usage error", (argv, message) => {

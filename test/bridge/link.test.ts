@@ -260,6 +260,18 @@ describe("channels", () => {
     expect(env.GITHUB_TOKEN).toBeUndefined();
   });
 
+  it("a configured deny list replaces the default one (the bridge token is always dropped)", async () => {
+    const parentEnv = { PATH: process.env.PATH, [BRIDGE_TOKEN_VAR]: "bridge-secret", GITHUB_TOKEN: "gh-visible-now", CORP_CREDENTIAL: "hidden" };
+    const started = await start({ parentEnv, denyEnv: ["CORP_*"] });
+    const conn = await ready(started);
+    await openChannel(conn, "s/env2", "env");
+    const report = await conn.frames.waitFor((f) => f.type === "message" && f.channel === "s/env2", "the env report");
+    const env = ((report as FrameOf<"message">).message.params as { env: Record<string, string> }).env;
+    expect(env.CORP_CREDENTIAL).toBeUndefined();
+    expect(env.GITHUB_TOKEN).toBe("gh-visible-now");
+    expect(env[BRIDGE_TOKEN_VAR]).toBeUndefined();
+  });
+
   it("a 10 MB echo passes intact both ways, chunked under 1 MiB per WebSocket message", async () => {
     const started = await start();
     const conn = await ready(started);
