@@ -110,20 +110,23 @@ describe("progressive discovery", () => {
     expect((await call(id, { name: "call_tool", arguments: { name: displaced.name } })).body.output).toBe("I am tool");
   });
 
-  it("dynamic servers: search, enable, and disable at the next turn", async () => {
-    const { id } = await createSession({ everything: remote(peers.everything) });
-    const found = await call(id, { name: "search_servers", arguments: { query: "shared" } });
-    expect(JSON.parse(found.body.output).map((s: any) => s.name)).toContain("shared");
-    const enabled = await call(id, { name: "enable_server", arguments: { name: "shared" } });
+  it("dynamic servers: search, enable, and disable at the next turn (a deployment-defined server-everything)", async () => {
+    const { id } = await createSession({ fixture: remote(peers.fixture) });
+    const found = await call(id, { name: "search_servers", arguments: { query: "everything" } });
+    expect(JSON.parse(found.body.output).map((s: any) => s.name)).toEqual(["sharedEverything"]);
+    const enabled = await call(id, { name: "enable_server", arguments: { name: "sharedEverything" } });
     expect(enabled.body).toMatchObject({ isError: false });
-    expect((await api("GET", `/v1/sessions/${id}`)).body.servers.shared.status).toBe("connected");
+    expect((await api("GET", `/v1/sessions/${id}`)).body.servers.sharedEverything.status).toBe("connected");
+    const hits = await api("POST", `/v1/sessions/${id}/tools/search`, { query: "echo back the input", turn: "d1" });
+    expect(hits.body.results[0].server).toBe("sharedEverything");
+    expect((await call(id, { name: hits.body.results[0].name, arguments: { message: "dynamic" }, turn: "d1" })).body.output).toBe("Echo: dynamic");
 
     await list(id, "mode=search&turn=d1");
-    const disabled = await call(id, { name: "disable_server", arguments: { name: "shared" }, turn: "d1" });
+    const disabled = await call(id, { name: "disable_server", arguments: { name: "sharedEverything" }, turn: "d1" });
     expect(disabled.body.output).toContain("next turn");
-    expect((await api("GET", `/v1/sessions/${id}`)).body.servers.shared.status).toBe("connected");
+    expect((await api("GET", `/v1/sessions/${id}`)).body.servers.sharedEverything.status).toBe("connected");
     await list(id, "mode=search&turn=d2");
-    expect((await api("GET", `/v1/sessions/${id}`)).body.servers.shared.status).toBe("disabled");
+    expect((await api("GET", `/v1/sessions/${id}`)).body.servers.sharedEverything.status).toBe("disabled");
   });
 
   it("bad discovery requests are 400s", async () => {
