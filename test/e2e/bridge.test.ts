@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWorker, startGateway, type Gateway } from "./gateway.js";
+import { eventually } from "../support/eventually.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const NODE = process.execPath;
@@ -50,20 +51,12 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 400)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const bridgeListed = (id: string) =>
   eventually(
     () => api("GET", "/v1/bridges"),
     (res) => res.body.bridges.some((b: { id: string }) => b.id === id),
+    20_000,
   );
 
 const local = (server: string, bridge = "dev") => ({ type: "local", bridge, server });
@@ -115,6 +108,7 @@ describe("bridged stdio servers, end to end", () => {
     const read = await eventually(
       () => call("fs_read_text_file", { path: join(work, "hello.txt") }),
       (res) => res.body.isError === false,
+      20_000,
     );
     expect(read.body.output).toContain("hello from the developer's disk");
     const made = await call("mem_create_entities", { entities: [{ name: "mcp-edge", entityType: "project", observations: ["runs at the edge"] }] });
@@ -168,6 +162,7 @@ describe("bridged stdio servers, end to end", () => {
     await eventually(
       () => api("GET", `/v1/sessions/${id}`),
       (res) => res.body.servers.everything.status === "connected",
+      20_000,
     );
     expect((await api("POST", `/v1/sessions/${id}/tools/call`, { name: "everything_echo", arguments: { message: "back" } })).body.output).toBe("Echo: back");
   }, 60_000);

@@ -1,17 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { api, createSession, peers, remote } from "./helpers.js";
+import { eventually } from "../support/eventually.js";
 
 const META = ["search_tools", "get_tool_details", "call_tool", "search_servers", "enable_server", "disable_server"];
 
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await scheduler.wait(50);
-  }
-}
 
 const list = (id: string, query: string) => api("GET", `/v1/sessions/${id}/tools?${query}`);
 const call = (id: string, body: Record<string, unknown>) => api("POST", `/v1/sessions/${id}/tools/call`, body);

@@ -2,17 +2,8 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, createSession, peers, remote } from "./helpers.js";
+import { eventually } from "../support/eventually.js";
 
-/** Polls until `check` passes or the deadline is reached (the server pushes on its own schedule). */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 500)}`);
-    await scheduler.wait(50);
-  }
-}
 
 /**
  * Throws the session's object out of memory, keeping its storage. (The graceful
