@@ -21,6 +21,7 @@ import {
 } from "../src/core/bridge-protocol.js";
 import { messageOf } from "../src/core/errors.js";
 import type { Env } from "../src/env.js";
+import type { SessionObject } from "./session-object.js";
 
 export const BRIDGE_ID_HEADER = "x-mcp-edge-bridge-id";
 /** How long an `open` may take on the bridge (spawn + start). */
@@ -58,6 +59,9 @@ export class BridgeHub extends DurableObject<Env> {
   /** Per-channel delivery chains, so messages reach a session in the order they came. */
   private readonly chains = new Map<string, Promise<void>>();
   private frameIds = 0;
+  /** Channel records, mirrored from storage (the source of truth) to keep reads off the hot path. */
+  private channelCache: Map<string, ChannelRecord> | undefined;
+  private readonly sessionStubs = new Map<string, DurableObjectStub<SessionObject>>();
 
   // ── Bridges ──────────────────────────────────────────────────────────────
 
@@ -119,7 +123,7 @@ export class BridgeHub extends DurableObject<Env> {
       case "message": {
         const record = await this.record(frame.channel);
         if (!record || record.bridge !== attachment.bridge) return;
-        this.enqueue(frame.channel, () => this.env.SESSIONS.getByName(record.session).bridgeDeliver(frame.channel, frame.message));
+        this.enqueue(frame.channel, () => this.session(record.session).bridgeDeliver(frame.channel, frame.message));
         return;
       }
       case "closed": {
@@ -128,7 +132,7 @@ export class BridgeHub extends DurableObject<Env> {
         await this.forget(frame.channel);
         const said = frame.reason === undefined ? undefined : (CLOSE_REASON_TEXT[frame.reason] ?? frame.reason);
         const reason = [said, frame.exit && !frame.exit.hostShutdown ? describeExit(frame.exit) : undefined].filter(Boolean).join("; ") || "the server closed";
-        this.enqueue(frame.channel, () => this.env.SESSIONS.getByName(record.session).bridgeChannelClosed(frame.channel, reason, false));
+        this.enqueue(frame.channel, () => this.session(record.session).bridgeChannelClosed(frame.channel, reason, false));
         return;
       }
     }
@@ -153,7 +157,7 @@ export class BridgeHub extends DurableObject<Env> {
       this.pendingOpens.get(channel)?.({ ok: false, error: `bridge "${attachment.bridge}" went offline`, offline: true });
       this.pendingOpens.delete(channel);
       this.enqueue(channel, () =>
-        this.env.SESSIONS.getByName(record.session).bridgeChannelClosed(channel, `bridge "${attachment.bridge}" offline`, true),
+        this.session(record.session).bridgeChannelClosed(channel, `bridge "${attachment.bridge}" offline`, true),
       );
     }
   }
@@ -170,7 +174,7 @@ export class BridgeHub extends DurableObject<Env> {
     await this.ctx.storage.delete([...waiting.keys()]);
     for (const session of sessions) {
       this.ctx.waitUntil(
-        this.env.SESSIONS.getByName(session)
+        this.session(session)
           .bridgeAvailable(bridge)
           .catch((e: unknown) => console.warn("[bridge-hub] telling a session failed", messageOf(e))),
       );
@@ -229,7 +233,7 @@ export class BridgeHub extends DurableObject<Env> {
       const oldSocket = this.socketOf(record.bridge);
       if (oldSocket) this.sendFrame(oldSocket, { type: "close", channel: old });
     }
-    await this.ctx.storage.put(CHANNEL_PREFIX + channel, { session, bridge, server } satisfies ChannelRecord);
+    await this.remember(channel, { session, bridge, server });
     const result = new Promise<OpenResult>((resolve) => {
       this.pendingOpens.set(channel, resolve);
       setTimeout(() => {
@@ -260,16 +264,35 @@ export class BridgeHub extends DurableObject<Env> {
   // ── Channel records ──────────────────────────────────────────────────────
 
   private async record(channel: string): Promise<ChannelRecord | undefined> {
-    return this.ctx.storage.get<ChannelRecord>(CHANNEL_PREFIX + channel);
+    return (await this.records()).get(channel);
   }
 
+  /** Every channel record; loaded from storage once per instance (after a wake-up too). */
   private async records(): Promise<Map<string, ChannelRecord>> {
-    const raw = await this.ctx.storage.list<ChannelRecord>({ prefix: CHANNEL_PREFIX });
-    return new Map([...raw].map(([key, value]) => [key.slice(CHANNEL_PREFIX.length), value]));
+    if (!this.channelCache) {
+      const raw = await this.ctx.storage.list<ChannelRecord>({ prefix: CHANNEL_PREFIX });
+      this.channelCache ??= new Map([...raw].map(([key, value]) => [key.slice(CHANNEL_PREFIX.length), value]));
+    }
+    return this.channelCache;
+  }
+
+  private async remember(channel: string, record: ChannelRecord): Promise<void> {
+    (await this.records()).set(channel, record);
+    await this.ctx.storage.put(CHANNEL_PREFIX + channel, record);
   }
 
   private async forget(channel: string): Promise<void> {
+    (await this.records()).delete(channel);
     await this.ctx.storage.delete(CHANNEL_PREFIX + channel);
+  }
+
+  private session(name: string): DurableObjectStub<SessionObject> {
+    let stub = this.sessionStubs.get(name);
+    if (!stub) {
+      stub = this.env.SESSIONS.getByName(name);
+      this.sessionStubs.set(name, stub);
+    }
+    return stub;
   }
 
   private enqueue(channel: string, deliver: () => Promise<unknown>): void {

@@ -109,8 +109,12 @@ export function createFrameDecoder<T>(schema: z.ZodType<T>) {
     } catch {
       return { kind: "invalid", error: "frame is not JSON" };
     }
-    const chunk = ChunkSchema.safeParse(raw);
-    if (chunk.success) return collect(chunk.data);
+    // Most frames are not chunks: only parse as one what says it is one.
+    if (typeof raw === "object" && raw !== null && (raw as { type?: unknown }).type === "chunk") {
+      const chunk = ChunkSchema.safeParse(raw);
+      if (!chunk.success) return { kind: "invalid", error: "bad chunk frame" };
+      return collect(chunk.data);
+    }
     const frame = schema.safeParse(raw);
     if (!frame.success) {
       const issue = frame.error.issues[0];
