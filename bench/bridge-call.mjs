@@ -61,6 +61,8 @@ import {
   setRequestTimeout,
   summarize,
   waitForPort,
+  intEnv,
+  printTable,
 } from "./lib.mjs";
 
 const RESULTS = `${root}bench/results/bridge.json`;
@@ -90,13 +92,6 @@ const HIGH = Math.max(...CONCURRENCY);
 /** Result keys and how the table names them. */
 const LABELS = { direct: "direct", gatewayBridge: "gateway+bridge", supergateway: "supergateway" };
 
-function intEnv(name, fallback, min = 1) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number.parseInt(raw, 10);
-  if (!(n >= min)) throw new Error(`${name} must be an integer >= ${min}`);
-  return n;
-}
 
 // ── Child processes (and everything they start) ────────────────────────────
 
@@ -406,17 +401,6 @@ function cpuPerCall(spent, calls, elapsedMs) {
 const fmt = (n, d = 2) => n.toFixed(d);
 const pad = (s, n) => String(s).padStart(n);
 
-function printTable(results, names) {
-  console.log(`\n${"path".padEnd(16)}${pad("c", 3)}${pad("p50 ms", 9)}${pad("p90 ms", 9)}${pad("p99 ms", 9)}${pad("mean ms", 9)}${pad("calls/s", 9)}`);
-  for (const c of CONCURRENCY) {
-    for (const name of names) {
-      const r = results[name][`c${c}`];
-      console.log(
-        `${LABELS[name].padEnd(16)}${pad(c, 3)}${pad(fmt(r.p50), 9)}${pad(fmt(r.p90), 9)}${pad(fmt(r.p99), 9)}${pad(fmt(r.mean), 9)}${pad(fmt(r.callsPerSec, 0), 9)}`,
-      );
-    }
-  }
-}
 
 function ratios(results) {
   const r = (path, c) => results[path][`c${c}`];
@@ -544,7 +528,7 @@ async function main() {
         );
       }
     }
-    printTable(results, names);
+    printTable(results, names, CONCURRENCY, (name) => LABELS[name]);
     console.log(
       `\nCPU ms per call ("other": the other paths' processes, idle; "foreign": cores busy outside this benchmark)\n` +
         `${"path".padEnd(16)}${pad("c", 3)}${CPU_COLUMNS.map((col) => pad(col, 9)).join("")}${pad("total", 9)}${pad("foreign", 9)}`,

@@ -369,3 +369,31 @@ export function summarize(chunks, concurrency) {
 export function percentile(sorted, p) {
   return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)];
 }
+
+// ── Knobs and report ───────────────────────────────────────────────────────
+
+/** An integer knob from the environment, with a floor. */
+export function intEnv(name, fallback, min = 1) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number.parseInt(raw, 10);
+  if (!(n >= min)) throw new Error(`${name} must be an integer >= ${min}`);
+  return n;
+}
+
+const fmt = (n, d = 2) => n.toFixed(d);
+const pad = (s, n) => String(s).padStart(n);
+
+/** Prints p50/p90/p99/mean/calls-per-second per path and concurrency; `label` names a path. */
+export function printTable(results, names, concurrency, label = (name) => name) {
+  const width = Math.max(10, ...names.map((n) => label(n).length + 2));
+  console.log(`\n${"path".padEnd(width)}${pad("c", 3)}${pad("p50 ms", 9)}${pad("p90 ms", 9)}${pad("p99 ms", 9)}${pad("mean ms", 9)}${pad("calls/s", 9)}`);
+  for (const c of concurrency) {
+    for (const name of names) {
+      const r = results[name][`c${c}`];
+      console.log(
+        `${label(name).padEnd(width)}${pad(c, 3)}${pad(fmt(r.p50), 9)}${pad(fmt(r.p90), 9)}${pad(fmt(r.p99), 9)}${pad(fmt(r.mean), 9)}${pad(fmt(r.callsPerSec, 0), 9)}`,
+      );
+    }
+  }
+}

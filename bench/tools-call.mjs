@@ -40,7 +40,7 @@ import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { resolve } from "node:path";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import { COMPAT, GATEWAY_SCRIPT, gatewayClient, mcpClient, PROTOCOL_VERSION, root, runCalls, setRequestTimeout, startEverything, startWorkers, summarize } from "./lib.mjs";
+import { COMPAT, GATEWAY_SCRIPT, gatewayClient, intEnv, mcpClient, printTable, PROTOCOL_VERSION, root, runCalls, setRequestTimeout, startEverything, startWorkers, summarize } from "./lib.mjs";
 
 const RESULTS = `${root}bench/results/latest.json`;
 const CALLS = intEnv("BENCH_CALLS", 2000);
@@ -70,30 +70,12 @@ const TARGETS = [
   { over: "direct", figure: "callsPerSec", c: 16, min: 0.6 },
 ];
 
-function intEnv(name, fallback, min = 1) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number.parseInt(raw, 10);
-  if (!(n >= min)) throw new Error(`${name} must be an integer >= ${min}`);
-  return n;
-}
 
 // ── Report ─────────────────────────────────────────────────────────────────
 
 const fmt = (n, d = 2) => n.toFixed(d);
 const pad = (s, n) => String(s).padStart(n);
 
-function printTable(results, names) {
-  console.log(`\n${"path".padEnd(10)}${pad("c", 3)}${pad("p50 ms", 9)}${pad("p90 ms", 9)}${pad("p99 ms", 9)}${pad("mean ms", 9)}${pad("calls/s", 9)}`);
-  for (const c of CONCURRENCY) {
-    for (const name of names) {
-      const r = results[name][`c${c}`];
-      console.log(
-        `${name.padEnd(10)}${pad(c, 3)}${pad(fmt(r.p50), 9)}${pad(fmt(r.p90), 9)}${pad(fmt(r.p99), 9)}${pad(fmt(r.mean), 9)}${pad(fmt(r.callsPerSec, 0), 9)}`,
-      );
-    }
-  }
-}
 
 /** Ratios of every gateway build over direct and floor (and over the gateway, for compared builds). */
 function ratios(results, gateways) {
@@ -217,7 +199,7 @@ async function main() {
         );
       }
     }
-    printTable(results, names);
+    printTable(results, names, CONCURRENCY);
     const ratioList = ratios(results, gateways);
     printRatios(ratioList);
     const failed = names.flatMap((n) => Object.entries(errors[n]).map(([c, list]) => `${n} ${c}: ${list.length}`));
