@@ -4,7 +4,7 @@
  * signal, so a caller that goes away cancels the upstream request.
  */
 import { Hono } from "hono";
-import { CallToolBody, GetPromptBody, ReadResourceBody, SearchToolsBody, ToolsQuery } from "../src/api/schemas.js";
+import { CallToolBody, EndTurnBody, GetPromptBody, ReadResourceBody, SearchToolsBody, ToolsQuery } from "../src/api/schemas.js";
 import { McpEdgeError } from "../src/core/errors.js";
 import { parseOrThrow } from "../src/core/validation.js";
 import { errorResponse, notFound, readJson } from "../src/http/errors.js";
@@ -51,10 +51,18 @@ export function sessionRoutes(session: Session) {
     await session.requireSession();
     return c.json(await session.discovery.search(body.query, body.limit, body.turn));
   });
+  app.post("/turns", async (c) => c.json(await session.startTurn(), 201));
+  app.post("/turns/:turnId/end", async (c) => {
+    const body = parseOrThrow(EndTurnBody, await readJson(c.req.raw));
+    return c.json(await session.endTurn(c.req.param("turnId"), body.status));
+  });
   app.post("/tools/call", async (c) => {
     const body = parseOrThrow(CallToolBody, await readJson(c.req.raw));
     return c.json(
-      await session.callTool(body.name, body.arguments ?? {}, { signal: c.req.raw.signal, ...(body.turn !== undefined ? { turn: body.turn } : {}) }),
+      await session.callTool(body.name, body.arguments ?? {}, {
+        signal: c.req.raw.signal,
+        ...(body.turn !== undefined ? { turn: body.turn.id, ...(body.turn.actorId !== undefined ? { actorId: body.turn.actorId } : {}) } : {}),
+      }),
     );
   });
 

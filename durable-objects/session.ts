@@ -22,6 +22,8 @@ import { wrapInstructions } from "../src/core/instructions.js";
 import { normalizeToolResult, type NormalizedResult } from "../src/core/normalize.js";
 import { readResourceAsResult } from "../src/core/resources.js";
 import { checkServerUrl } from "../src/core/url-policy.js";
+import type { TurnStatus } from "../src/core/turn-lifecycle.js";
+import { ulid } from "../src/core/ulid.js";
 import { parseOrThrow } from "../src/core/validation.js";
 import type { Env } from "../src/env.js";
 import { LOCAL_PRINCIPAL, readSettings } from "../src/env.js";
@@ -36,6 +38,8 @@ export interface CallToolOptions {
   onProgress?: (progress: Progress) => void;
   /** The turn the call belongs to (progressive discovery's guard applies to it). */
   turn?: string;
+  /** Who acts in the turn (passed on to turn-aware servers). */
+  actorId?: string;
 }
 
 /** A server slot: a live connection, or the reason its config cannot run. */
@@ -413,7 +417,12 @@ export class Session {
     if (!target) throw new McpEdgeError("toolNotFound", `unknown tool "${name}"`, { name });
     if (target.kind === "synthetic") return this.callResourceTool(target.tool, args, signal);
     const connection = this.requireConnection(target.server);
-    const result = await connection.callTool(target.tool, args, { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) });
+    const session = this.session!;
+    const result = await connection.callTool(target.tool, args, {
+      ...(signal ? { signal } : {}),
+      ...(onProgress ? { onProgress } : {}),
+      ...(turn !== undefined ? { turn: { sessionId: session.id, turnId: turn, ...(options.actorId !== undefined ? { actorId: options.actorId } : {}) } } : {}),
+    });
     return normalizeToolResult(result);
   }
 
@@ -440,6 +449,29 @@ export class Session {
     }
     const listing = tool === "list_mcp_resources" ? await this.resources(server, signal) : await this.resourceTemplates(server, signal);
     return { output: JSON.stringify(listing, null, 2), attachments: [], metadata: {}, isError: false };
+  }
+
+  // ── Turns ────────────────────────────────────────────────────────────────
+
+  async startTurn(): Promise<{ id: string }> {
+    await this.requireSession();
+    return { id: ulid() };
+  }
+
+  /** Tells every connected turn-aware server that the turn ended, in parallel, at most 1 s each. */
+  async endTurn(turnId: string, status: TurnStatus) {
+    const session = await this.requireSession();
+    const notified: string[] = [];
+    const timedOut: string[] = [];
+    const failed: string[] = [];
+    await Promise.all(
+      [...this.slots.entries()].map(async ([name, slot]) => {
+        if (slot.kind !== "connection" || slot.connection.state !== ConnectionState.connected || !slot.connection.turnAware) return;
+        const outcome = await slot.connection.notifyTurnEnd({ sessionId: session.id, turnId }, status);
+        (outcome === "notified" ? notified : outcome === "timedOut" ? timedOut : failed).push(name);
+      }),
+    );
+    return { id: turnId, status, notified: notified.sort(), timedOut: timedOut.sort(), failed: failed.sort() };
   }
 
   // ── Resources, prompts, instructions ─────────────────────────────────────

@@ -21,6 +21,16 @@ import { toCachedTool, type CachedTool } from "../src/core/catalog.js";
 import type { LocalServerConfig, RemoteServerConfig, ResolvedServerConfig, Timeouts } from "../src/core/config.js";
 import { canTransition, ConnectionState, toPublicStatus, type ServerStatus } from "../src/core/connection-state.js";
 import { McpEdgeError, messageOf } from "../src/core/errors.js";
+import {
+  declaresTurnLifecycle,
+  TURN_LIFECYCLE_CAPABILITY,
+  TURN_LIFECYCLE_NOTIFICATION,
+  TURN_LIFECYCLE_VERSION,
+  TURN_NOTIFY_TIMEOUT_MS,
+  turnMeta,
+  type TurnContext,
+  type TurnStatus,
+} from "../src/core/turn-lifecycle.js";
 import { collectPages } from "../src/core/pagination.js";
 import { redactUrl } from "../src/core/url-policy.js";
 import { classifyAuthChallenge, type AuthChallenge } from "./auth-discovery.js";
@@ -55,6 +65,8 @@ export interface ConnectionHooks {
 export interface CallOptions {
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
+  /** The turn the call belongs to; passed on as `_meta` to turn-aware servers. */
+  turn?: TurnContext;
 }
 
 
@@ -93,6 +105,31 @@ export class UpstreamConnection {
   get description(): string | undefined {
     const info = this.client?.getServerVersion() as { title?: string; description?: string } | undefined;
     return [info?.title, info?.description].filter(Boolean).join(": ") || undefined;
+  }
+
+  /** The server declared the turn-lifecycle extension. */
+  get turnAware(): boolean {
+    return declaresTurnLifecycle(this.capabilities as { experimental?: Record<string, unknown> } | undefined);
+  }
+
+  /**
+   * Tells a turn-aware server that a turn ended, waiting at most TURN_NOTIFY_TIMEOUT_MS:
+   * a server that is stuck is given up on, never queued behind.
+   */
+  async notifyTurnEnd(context: TurnContext, status: TurnStatus): Promise<"notified" | "timedOut" | "failed"> {
+    const client = this.client;
+    if (!client || this.state !== ConnectionState.connected) return "failed";
+    const sent = client
+      .notification({ method: TURN_LIFECYCLE_NOTIFICATION, params: { ...turnMeta(context), status } })
+      .then(
+        () => "notified" as const,
+        () => "failed" as const,
+      );
+    let timer: number | undefined;
+    const timeout = new Promise<"timedOut">((resolve) => {
+      timer = setTimeout(() => resolve("timedOut"), TURN_NOTIFY_TIMEOUT_MS) as unknown as number;
+    });
+    return Promise.race([sent, timeout]).finally(() => clearTimeout(timer ?? null));
   }
 
   get instructions(): string | undefined {
@@ -259,7 +296,7 @@ export class UpstreamConnection {
   /** A fresh SDK client wired to this connection; events from a replaced client are ignored. */
   private createClient(roots: () => string[]): Client {
     const client = new Client(CLIENT_INFO, {
-      capabilities: { roots: { listChanged: true } },
+      capabilities: { roots: { listChanged: true }, experimental: { [TURN_LIFECYCLE_CAPABILITY]: { version: TURN_LIFECYCLE_VERSION } } },
       jsonSchemaValidator: safeJsonSchemaValidator(),
     });
     client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots().map((uri) => ({ uri })) }));
@@ -377,7 +414,7 @@ export class UpstreamConnection {
   async callTool(tool: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult> {
     try {
       return (await this.withSession((client) =>
-        client.callTool({ name: tool, arguments: args }, undefined, {
+        client.callTool({ name: tool, arguments: args, ...(options.turn && this.turnAware ? { _meta: turnMeta(options.turn) } : {}) }, undefined, {
           timeout: this.timeouts.request,
           maxTotalTimeout: this.timeouts.maxTotal,
           resetTimeoutOnProgress: true,

@@ -26,10 +26,25 @@ export const TurnRef = z
   .union([z.string().min(1), z.strictObject({ id: z.string().min(1), actorId: z.string().optional() })])
   .transform((t) => (typeof t === "string" ? t : t.id));
 
+/** The same reference, keeping the actor (tool calls pass it on to turn-aware servers). */
+export const TurnRefWithActor = z
+  .union([z.string().min(1), z.strictObject({ id: z.string().min(1), actorId: z.string().optional() })])
+  .transform((t) => (typeof t === "string" ? { id: t } : t));
+
 export const CallToolBody = z.strictObject({
   name: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()).optional(),
-  turn: TurnRef.optional(),
+  turn: TurnRefWithActor.optional(),
+});
+
+export const EndTurnBody = z.strictObject({ status: z.enum(["completed", "cancelled", "error"]) });
+export const TurnCreated = z.object({ id: z.string() });
+export const TurnEnded = z.object({
+  id: z.string(),
+  status: z.enum(["completed", "cancelled", "error"]),
+  notified: z.array(z.string()),
+  timedOut: z.array(z.string()),
+  failed: z.array(z.string()),
 });
 
 export const SearchToolsBody = z.strictObject({
@@ -155,6 +170,9 @@ export type SearchToolsInput = z.input<typeof SearchToolsBody>;
 export type ToolsQueryInput = z.input<typeof ToolsQuery>;
 export type ReadResourceInput = z.input<typeof ReadResourceBody>;
 export type GetPromptInput = z.input<typeof GetPromptBody>;
+export type EndTurnInput = z.input<typeof EndTurnBody>;
+export type TurnCreated = z.output<typeof TurnCreated>;
+export type TurnEnded = z.output<typeof TurnEnded>;
 
 export type Health = z.output<typeof Health>;
 export type ServerStatus = z.output<typeof ServerStatus>;

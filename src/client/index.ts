@@ -10,6 +10,7 @@ import type {
   BridgeList,
   CallResult,
   CallToolInput,
+  EndTurnInput,
   GetPromptInput,
   GetPromptResult,
   Health,
@@ -27,6 +28,8 @@ import type {
   SessionBodyInput,
   SessionInfo,
   ToolList,
+  TurnCreated,
+  TurnEnded,
 } from "../api/schemas.js";
 import { apiError, McpEdgeApiError } from "./errors.js";
 
@@ -138,6 +141,18 @@ export class McpEdgeClient {
   /** A tool error is a result with `isError: true`, not an exception. */
   callTool(sessionId: string, body: CallToolInput, options: RequestOptions = {}): Promise<CallResult> {
     return this.send({ method: "POST", path: `${sessionPath(sessionId)}/tools/call`, body, signal: options.signal });
+  }
+
+  // ── Turns ────────────────────────────────────────────────────────────────
+
+  /** A new turn id (a ULID) to pass as `turn` on listings and calls. */
+  startTurn(sessionId: string, options: RequestOptions = {}): Promise<TurnCreated> {
+    return this.send({ method: "POST", path: `${sessionPath(sessionId)}/turns`, signal: options.signal });
+  }
+
+  /** Ends a turn; turn-aware servers are told (at most 1 s each). */
+  endTurn(sessionId: string, turnId: string, body: EndTurnInput, options: RequestOptions = {}): Promise<TurnEnded> {
+    return this.send({ method: "POST", path: `${sessionPath(sessionId)}/turns/${encodeURIComponent(turnId)}/end`, body, signal: options.signal });
   }
 
   // ── Resources, prompts, instructions ─────────────────────────────────────

@@ -47,6 +47,13 @@ describe("McpEdgeClient against the Worker", () => {
     expect(await client.listBridges()).toEqual({ bridges: expect.any(Array) });
   });
 
+  it("startTurn and endTurn", async () => {
+    const { id: turnId } = await client.startTurn(id);
+    expect(turnId).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    const ended = await client.endTurn(id, turnId, { status: "completed" });
+    expect(ended).toEqual({ id: turnId, status: "completed", notified: [], timedOut: [], failed: [] });
+  });
+
   it("getSession", async () => {
     const session = await client.getSession(id);
     expect(session.id).toBe(id);
