@@ -51,6 +51,13 @@ export function sessionRoutes(session: Session) {
     await session.requireSession();
     return c.json(await session.discovery.search(body.query, body.limit, body.turn));
   });
+  app.get("/events", async (c) => {
+    await session.requireSession();
+    const raw = c.req.header("last-event-id") ?? c.req.query("lastEventId");
+    const lastEventId = raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;
+    if (raw !== undefined && lastEventId === undefined) throw new McpEdgeError("badRequest", "Last-Event-ID must be an event id (a whole number)");
+    return session.events.subscribe(lastEventId, c.req.raw.signal);
+  });
   app.post("/turns", async (c) => c.json(await session.startTurn(), 201));
   app.post("/turns/:turnId/end", async (c) => {
     const body = parseOrThrow(EndTurnBody, await readJson(c.req.raw));

@@ -30,6 +30,7 @@ import { LOCAL_PRINCIPAL, readSettings } from "../src/env.js";
 import { BridgeChannelTransport } from "./bridge-transport.js";
 import { readCatalog, writeCatalog } from "./catalog-cache.js";
 import { Discovery, type DiscoveryHost } from "./discovery.js";
+import { SessionEvents } from "./session-events.js";
 import { deleteSession, loadSession, saveSession, type PersistedServer, type PersistedSession } from "./session-store.js";
 import { UpstreamConnection } from "./upstream-connection.js";
 
@@ -62,6 +63,9 @@ export class Session {
   private catalog: Catalog | undefined;
   private readonly env: Env;
   readonly discovery: Discovery;
+  /** The live event stream (server states, tool metrics, turns). */
+  readonly events = new SessionEvents();
+  private callIds = 0;
 
   constructor(private readonly deps: SessionDeps) {
     this.env = deps.env;
@@ -162,6 +166,7 @@ export class Session {
     this.slots.clear();
     this.catalog = undefined;
     this.session = undefined;
+    this.events.closeAll();
     await deleteSession(this.deps.storage);
     await Promise.all(slots.map((slot) => (slot.kind === "connection" ? slot.connection.close() : undefined)));
   }
@@ -313,12 +318,14 @@ export class Session {
   private onConnectionState(name: string, connection: UpstreamConnection): void {
     if (!this.isCurrent(name, connection)) return;
     if (connection.state === ConnectionState.connecting) return;
+    this.events.emit("server.status", { server: name, ...connection.status });
     this.invalidateCatalog();
     this.deps.waitUntil(this.persist());
   }
 
   private onToolsChanged(name: string, connection: UpstreamConnection): void {
     if (!this.isCurrent(name, connection)) return;
+    this.events.emit("tools.changed", { server: name, tools: connection.tools.length });
     this.invalidateCatalog();
     const slot = this.slots.get(name);
     if (slot?.kind !== "connection") return;
@@ -418,12 +425,26 @@ export class Session {
     if (target.kind === "synthetic") return this.callResourceTool(target.tool, args, signal);
     const connection = this.requireConnection(target.server);
     const session = this.session!;
-    const result = await connection.callTool(target.tool, args, {
-      ...(signal ? { signal } : {}),
-      ...(onProgress ? { onProgress } : {}),
-      ...(turn !== undefined ? { turn: { sessionId: session.id, turnId: turn, ...(options.actorId !== undefined ? { actorId: options.actorId } : {}) } } : {}),
-    });
-    return normalizeToolResult(result);
+    // The tool metrics of the event stream: started, progress, finished (duration, error flag).
+    const callId = `c${++this.callIds}`;
+    const started = Date.now();
+    this.events.emit("tool.started", { callId, name, server: target.server, tool: target.tool, ...(turn !== undefined ? { turnId: turn } : {}) });
+    try {
+      const result = await connection.callTool(target.tool, args, {
+        ...(signal ? { signal } : {}),
+        onProgress: (progress) => {
+          this.events.emit("tool.progress", { callId, name, progress: progress.progress, ...(progress.total !== undefined ? { total: progress.total } : {}), ...(progress.message ? { message: progress.message } : {}) });
+          onProgress?.(progress);
+        },
+        ...(turn !== undefined ? { turn: { sessionId: session.id, turnId: turn, ...(options.actorId !== undefined ? { actorId: options.actorId } : {}) } } : {}),
+      });
+      const normalized = normalizeToolResult(result);
+      this.events.emit("tool.finished", { callId, name, server: target.server, ms: Date.now() - started, isError: normalized.isError });
+      return normalized;
+    } catch (error) {
+      this.events.emit("tool.finished", { callId, name, server: target.server, ms: Date.now() - started, isError: true, error: messageOf(error) });
+      throw error;
+    }
   }
 
   /**
@@ -471,7 +492,9 @@ export class Session {
         (outcome === "notified" ? notified : outcome === "timedOut" ? timedOut : failed).push(name);
       }),
     );
-    return { id: turnId, status, notified: notified.sort(), timedOut: timedOut.sort(), failed: failed.sort() };
+    const ended = { id: turnId, status, notified: notified.sort(), timedOut: timedOut.sort(), failed: failed.sort() };
+    this.events.emit("turn.ended", { turnId, status, notified: ended.notified, timedOut: ended.timedOut });
+    return ended;
   }
 
   // ── Resources, prompts, instructions ─────────────────────────────────────

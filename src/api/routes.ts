@@ -166,6 +166,16 @@ export const ROUTES: readonly RouteEntry[] = [
     errors: [400, ...SESSION_ERRORS],
   },
   {
+    method: "get",
+    path: `${SESSION_PREFIX}/events`,
+    operationId: "sessionEvents",
+    summary:
+      "Server-Sent Events: server.status, tools.changed, tool.started, tool.progress, tool.finished, turn.ended, gap; resumable with Last-Event-ID",
+    served: "session",
+    response: { status: 200, description: "text/event-stream" },
+    errors: [400, ...SESSION_ERRORS],
+  },
+  {
     method: "post",
     path: `${SESSION_PREFIX}/turns`,
     operationId: "startTurn",

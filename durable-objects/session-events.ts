@@ -1,0 +1,84 @@
+/**
+ * A session's live event stream: Server-Sent Events to every subscriber, resumable with
+ * `Last-Event-ID` from the session's EventLog. A slow subscriber never blocks the session
+ * or grows memory: its queue is bounded, events that do not fit are dropped, and it gets
+ * a `gap` event saying how many it missed once it catches up.
+ */
+import { EventLog, formatSse, type SessionEvent, type SessionEventType } from "../src/core/events.js";
+
+/** Events queued per subscriber before it counts as slow. */
+export const SUBSCRIBER_QUEUE_EVENTS = 256;
+
+interface Subscriber {
+  push(event: SessionEvent): void;
+  close(): void;
+}
+
+export class SessionEvents {
+  private readonly log = new EventLog();
+  private readonly subscribers = new Set<Subscriber>();
+  private readonly encoder = new TextEncoder();
+
+  emit(type: SessionEventType, data: Record<string, unknown>): void {
+    const event = this.log.append(type, data);
+    for (const subscriber of this.subscribers) subscriber.push(event);
+  }
+
+  get subscriberCount(): number {
+    return this.subscribers.size;
+  }
+
+  /** A streaming SSE response; it ends when the caller goes away or the session closes. */
+  subscribe(lastEventId: number | undefined, signal: AbortSignal | undefined): Response {
+    let subscriber: Subscriber | undefined;
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          let dropped = 0;
+          let closed = false;
+          const write = (text: string) => controller.enqueue(this.encoder.encode(text));
+          subscriber = {
+            push: (event) => {
+              if (closed) return;
+              if ((controller.desiredSize ?? 0) <= 0) {
+                dropped++;
+                return;
+              }
+              if (dropped > 0) {
+                write(formatSse({ id: event.id - 1, type: "gap", at: event.at, data: { missed: dropped } }));
+                dropped = 0;
+              }
+              write(formatSse(event));
+            },
+            close: () => {
+              if (closed) return;
+              closed = true;
+              this.subscribers.delete(subscriber!);
+              try {
+                // Say what was dropped even if the reader never caught up (one event over the bound).
+                if (dropped > 0) write(formatSse({ id: this.log.lastId, type: "gap", at: new Date().toISOString(), data: { missed: dropped } }));
+                controller.close();
+              } catch {
+                // already closed by the reader
+              }
+            },
+          };
+          // A comment first, so the client sees the stream open at once.
+          write(": mcp-edge events\n\n");
+          for (const event of this.log.since(lastEventId)) write(formatSse(event));
+          this.subscribers.add(subscriber);
+          signal?.addEventListener("abort", () => subscriber?.close());
+        },
+        cancel: () => {
+          if (subscriber) this.subscribers.delete(subscriber);
+        },
+      },
+      { highWaterMark: SUBSCRIBER_QUEUE_EVENTS, size: () => 1 },
+    );
+    return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+  }
+
+  closeAll(): void {
+    for (const subscriber of [...this.subscribers]) subscriber.close();
+  }
+}

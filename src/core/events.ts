@@ -1,0 +1,59 @@
+/**
+ * A session's event log: numbered events in a bounded ring, so a client that reconnects
+ * with `Last-Event-ID` gets what it missed, or a `gap` marker when that fell out of the
+ * ring. Pure; the Durable Object turns it into Server-Sent Events.
+ */
+export const EVENT_LOG_CAPACITY = 1_000;
+
+export type SessionEventType =
+  | "server.status"
+  | "tools.changed"
+  | "tool.started"
+  | "tool.progress"
+  | "tool.finished"
+  | "turn.ended"
+  | "gap";
+
+export interface SessionEvent {
+  id: number;
+  type: SessionEventType;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+export class EventLog {
+  private readonly ring: SessionEvent[] = [];
+  private next = 1;
+
+  constructor(private readonly capacity = EVENT_LOG_CAPACITY) {}
+
+  append(type: SessionEventType, data: Record<string, unknown>, now = Date.now()): SessionEvent {
+    const event: SessionEvent = { id: this.next++, type, at: new Date(now).toISOString(), data };
+    this.ring.push(event);
+    if (this.ring.length > this.capacity) this.ring.shift();
+    return event;
+  }
+
+  get lastId(): number {
+    return this.next - 1;
+  }
+
+  /**
+   * Events after `lastId` (all of them for undefined). If some of those are gone, the
+   * answer starts with a `gap` event saying how many were missed.
+   */
+  since(lastId: number | undefined): SessionEvent[] {
+    if (lastId === undefined) return [...this.ring];
+    const after = this.ring.filter((e) => e.id > lastId);
+    const oldest = this.ring[0]?.id ?? this.next;
+    const missed = Math.max(0, oldest - lastId - 1);
+    if (missed === 0) return after;
+    // The gap carries the id of the last missed event, so a client's Last-Event-ID moves on.
+    return [{ id: oldest - 1, type: "gap", at: new Date().toISOString(), data: { missed } }, ...after];
+  }
+}
+
+/** One event as Server-Sent Events text. */
+export function formatSse(event: SessionEvent): string {
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify({ ...event.data, at: event.at })}\n\n`;
+}
