@@ -31,6 +31,7 @@ import type {
   TurnCreated,
   TurnEnded,
 } from "../api/schemas.js";
+import { createSseParser } from "../core/sse-parser.js";
 import { apiError, McpEdgeApiError } from "./errors.js";
 
 export { McpEdgeApiError, type ApiErrorCode } from "./errors.js";
@@ -61,6 +62,21 @@ export interface ListToolsOptions {
   usedTokens?: number;
   /** The turn the listing is for (search mode lists the tools loaded in it). */
   turn?: string;
+}
+
+/** One event of a session's stream. */
+export interface McpEdgeEvent {
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export interface EventsOptions extends RequestOptions {
+  /** Resume after this event id. */
+  lastEventId?: string;
+  /** Reconnect delays: doubled from `minDelayMs` up to `maxDelayMs` (defaults 250 / 5,000). */
+  minDelayMs?: number;
+  maxDelayMs?: number;
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -141,6 +157,70 @@ export class McpEdgeClient {
   /** A tool error is a result with `isError: true`, not an exception. */
   callTool(sessionId: string, body: CallToolInput, options: RequestOptions = {}): Promise<CallResult> {
     return this.send({ method: "POST", path: `${sessionPath(sessionId)}/tools/call`, body, signal: options.signal });
+  }
+
+  // ── Events ───────────────────────────────────────────────────────────────
+
+  /**
+   * The session's live events, as an async iterator. When the stream drops it reconnects
+   * (with backoff) sending `Last-Event-ID`, so nothing is seen twice; a `gap` event says
+   * what fell out meanwhile. It ends when `signal` aborts or the loop breaks; a session that
+   * no longer exists ends it with an McpEdgeApiError.
+   */
+  async *events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<McpEdgeEvent> {
+    const minDelay = options.minDelayMs ?? 250;
+    const maxDelay = options.maxDelayMs ?? 5_000;
+    let lastEventId = options.lastEventId;
+    let delay = minDelay;
+    const local = new AbortController();
+    const abort = () => local.abort();
+    options.signal?.addEventListener("abort", abort);
+    try {
+      while (!local.signal.aborted) {
+        let response: Response | undefined;
+        try {
+          response = await this.fetcher(`${this.baseUrl}${sessionPath(sessionId)}/events`, {
+            method: "GET",
+            headers: { accept: "text/event-stream", ...this.headers, ...(lastEventId !== undefined ? { "last-event-id": lastEventId } : {}) },
+            signal: local.signal,
+          });
+        } catch (error) {
+          if (local.signal.aborted) return;
+          void error;
+        }
+        if (response && !response.ok) {
+          const text = await response.text();
+          // A gone session or a bad request does not get better by retrying.
+          if (response.status < 500) throw apiError(response.status, response.statusText, text);
+        } else if (response?.body) {
+          const parser = createSseParser();
+          const decoder = new TextDecoder();
+          const reader = response.body.getReader();
+          try {
+            for (;;) {
+              const { value, done } = await reader.read();
+              if (done) break;
+              for (const event of parser.push(decoder.decode(value, { stream: true }))) {
+                if (event.id !== undefined) lastEventId = event.id;
+                delay = minDelay;
+                yield { id: event.id ?? "", type: event.event || "message", data: JSON.parse(event.data) as Record<string, unknown> };
+              }
+            }
+          } catch (error) {
+            if (local.signal.aborted) return;
+            void error;
+          } finally {
+            reader.releaseLock();
+          }
+        }
+        if (local.signal.aborted) return;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(maxDelay, delay * 2);
+      }
+    } finally {
+      options.signal?.removeEventListener("abort", abort);
+      local.abort();
+    }
   }
 
   // ── Turns ────────────────────────────────────────────────────────────────

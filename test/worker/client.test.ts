@@ -47,6 +47,58 @@ describe("McpEdgeClient against the Worker", () => {
     expect(await client.listBridges()).toEqual({ bridges: expect.any(Array) });
   });
 
+  it("events(): a live async iterator that reconnects with Last-Event-ID without repeating events", async () => {
+    // A fetch that cuts the first event stream after its third event, as a dropped connection would.
+    let streams = 0;
+    const headersSeen: Array<string | null> = [];
+    const cutting = new McpEdgeClient({
+      baseUrl: "http://mcp-edge.test",
+      fetch: async (input, init) => {
+        const response = await exports.default.fetch(new Request(input, init));
+        if (!input.endsWith("/events")) return response;
+        headersSeen.push(new Headers(init.headers).get("last-event-id"));
+        if (++streams > 1) return response;
+        let events = 0;
+        const reader = response.body!.getReader();
+        const cut = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            const { value, done } = await reader.read();
+            if (done || events >= 3) {
+              await reader.cancel();
+              controller.error(new Error("connection dropped"));
+              return;
+            }
+            events += (new TextDecoder().decode(value).match(/^id: /gm) ?? []).length;
+            controller.enqueue(value);
+          },
+        });
+        return new Response(cut, { headers: response.headers });
+      },
+    });
+    const { id: session } = await cutting.createSession({ servers: { everything: { type: "remote", url: peers.everything } } });
+    for (let i = 0; i < 3; i++) await cutting.callTool(session, { name: "everything_echo", arguments: { message: `m${i}` } });
+    const controller = new AbortController();
+    const ids: number[] = [];
+    let finished = 0;
+    const reading = (async () => {
+      for await (const event of cutting.events(session, { signal: controller.signal, minDelayMs: 10 })) {
+        ids.push(Number(event.id));
+        if (event.type !== "tool.finished") continue;
+        finished++;
+        if (finished === 4) break;
+        // The backlog is read (across the drop): one more call must arrive live.
+        if (finished === 3) void cutting.callTool(session, { name: "everything_echo", arguments: { message: "after the drop" } });
+      }
+    })();
+    await reading;
+    controller.abort();
+    expect(streams).toBeGreaterThanOrEqual(2);
+    expect(headersSeen[0]).toBeNull();
+    expect(headersSeen[1]).not.toBeNull();
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+  });
+
   it("startTurn and endTurn", async () => {
     const { id: turnId } = await client.startTurn(id);
     expect(turnId).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
