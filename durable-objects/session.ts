@@ -22,6 +22,7 @@ import { wrapInstructions } from "../src/core/instructions.js";
 import { normalizeToolResult, type NormalizedResult } from "../src/core/normalize.js";
 import { readResourceAsResult } from "../src/core/resources.js";
 import { checkServerUrl } from "../src/core/url-policy.js";
+import { redactLogData } from "../src/core/redact-log.js";
 import type { TurnStatus } from "../src/core/turn-lifecycle.js";
 import { ulid } from "../src/core/ulid.js";
 import { parseOrThrow } from "../src/core/validation.js";
@@ -194,6 +195,11 @@ export class Session {
     }
     const connection = new UpstreamConnection(name, config, resolveTimeouts(config, settings.requestTimeoutMs), {
       bridgeTransport: (local) => this.bridgeTransport(name, local),
+      onLog: (c, log) => {
+        if (this.isCurrent(name, c)) {
+          this.events.emit("log", { server: name, level: log.level, ...(log.logger ? { logger: log.logger } : {}), data: redactLogData(log.data) });
+        }
+      },
       roots: () => this.session?.roots ?? [],
       onToolsChanged: (c) => this.onToolsChanged(name, c),
       onStateChanged: (c) => this.onConnectionState(name, c),

@@ -11,6 +11,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   ErrorCode,
   ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
   McpError,
   ToolListChangedNotificationSchema,
   type CallToolResult,
@@ -58,6 +59,8 @@ export interface ConnectionHooks {
   onStateChanged: (connection: UpstreamConnection) => void;
   log: (level: "info" | "warn" | "error", message: string, data?: Record<string, unknown>) => void;
   fetch?: typeof fetch;
+  /** A `notifications/message` (server log) arrived. */
+  onLog?: (connection: UpstreamConnection, params: { level: string; logger?: string; data?: unknown }) => void;
   /** A transport to a bridged (local) server, or why there is none. */
   bridgeTransport?: (config: LocalServerConfig) => BridgeChannelTransport | string;
 }
@@ -308,6 +311,9 @@ export class UpstreamConnection {
       } catch (error) {
         this.hooks.log("warn", "refreshing tools after list_changed failed", { server: this.name, reason: messageOf(error) });
       }
+    });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      if (this.client === client) this.hooks.onLog?.(this, notification.params);
     });
     client.onclose = () => {
       if (this.client !== client) return;

@@ -79,6 +79,20 @@ describe("the session event stream", () => {
     }
   });
 
+  it("server log messages (notifications/message) arrive as log events", async () => {
+    const session = await createSession({ everything: remote(peers.everything) });
+    const stream = await openEvents(session.id);
+    try {
+      const toggled = await api("POST", `/v1/sessions/${session.id}/tools/call`, { name: "everything_toggle-simulated-logging" });
+      expect(toggled.status).toBe(200);
+      await stream.until((e) => e.some((x) => x.event === "log"));
+      expect(data(stream.seen.find((x) => x.event === "log")!)).toMatchObject({ server: "everything", level: expect.any(String), data: expect.stringMatching(/message/i) });
+      await api("POST", `/v1/sessions/${session.id}/tools/call`, { name: "everything_toggle-simulated-logging" });
+    } finally {
+      stream.close();
+    }
+  });
+
   it("a bad Last-Event-ID is a 400; an unknown session a 404", async () => {
     const session = await createSession({});
     const bad = await exports.default.fetch(new Request(`http://mcp-edge.test/v1/sessions/${session.id}/events`, { headers: { "Last-Event-ID": "yesterday" } }));
