@@ -27,7 +27,7 @@ import type { TurnStatus } from "../src/core/turn-lifecycle.js";
 import { ulid } from "../src/core/ulid.js";
 import { parseOrThrow } from "../src/core/validation.js";
 import type { Env } from "../src/env.js";
-import { LOCAL_PRINCIPAL, readSettings } from "../src/env.js";
+import { LOCAL_PRINCIPAL, readSettings, type DeploymentSettings } from "../src/env.js";
 import { BridgeChannelTransport } from "./bridge-transport.js";
 import { readCatalog, writeCatalog } from "./catalog-cache.js";
 import { Discovery, type DiscoveryHost } from "./discovery.js";
@@ -107,8 +107,12 @@ export class Session {
     };
   }
 
-  private get settings() {
-    return readSettings(this.env);
+  private parsedSettings: DeploymentSettings | undefined;
+
+  /** The deployment's settings, parsed once per instance (bindings do not change while it lives). */
+  private get settings(): DeploymentSettings {
+    this.parsedSettings ??= readSettings(this.env);
+    return this.parsedSettings;
   }
 
   // ── Lifecycle ────────────────────────────────────────────────────────────
