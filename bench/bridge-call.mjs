@@ -63,6 +63,7 @@ import {
   waitForPort,
   intEnv,
   printTable,
+  cleanupStack,
 } from "./lib.mjs";
 
 const RESULTS = `${root}bench/results/bridge.json`;
@@ -431,19 +432,10 @@ async function main() {
   const newer = readdirSync(`${root}bridge/src`).filter((f) => statSync(`${root}bridge/src/${f}`).mtimeMs > bundled);
   if (newer.length) console.warn(`WARNING: bridge/src/${newer[0]} is newer than bridge/dist: run npm run build:bridge to measure it`);
 
-  const cleanups = [];
-  let cleaning;
-  // Once, in reverse order of setup, whether the run ends, fails, overruns or is interrupted.
-  const cleanup = () =>
-    (cleaning ??= (async () => {
-      while (cleanups.length) await cleanups.pop()().catch((e) => console.error("cleanup:", e?.message ?? e));
-    })());
+  const teardown = cleanupStack();
+  const cleanups = { push: teardown.add };
+  const cleanup = teardown.run;
   let exitCode = 0;
-  const onSignal = () => {
-    cleanup().finally(() => process.exit(130));
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
   let overrun = false;
   const deadline = setTimeout(() => {
     overrun = true;

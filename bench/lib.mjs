@@ -397,3 +397,22 @@ export function printTable(results, names, concurrency, label = (name) => name) 
     }
   }
 }
+
+/**
+ * Teardown for a benchmark run: `add` registers a cleanup; `run` runs them once, in reverse
+ * order, whether the run ends, fails or is interrupted (SIGINT/SIGTERM exit 130 after it).
+ */
+export function cleanupStack() {
+  const cleanups = [];
+  let cleaning;
+  const run = () =>
+    (cleaning ??= (async () => {
+      while (cleanups.length) await cleanups.pop()().catch((e) => console.error("cleanup:", e?.message ?? e));
+    })());
+  const onSignal = () => {
+    run().finally(() => process.exit(130));
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  return { add: (fn) => cleanups.push(fn), run };
+}

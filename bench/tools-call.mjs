@@ -40,7 +40,7 @@ import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { resolve } from "node:path";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import { COMPAT, GATEWAY_SCRIPT, gatewayClient, intEnv, mcpClient, printTable, PROTOCOL_VERSION, root, runCalls, setRequestTimeout, startEverything, startWorkers, summarize } from "./lib.mjs";
+import { cleanupStack, COMPAT, GATEWAY_SCRIPT, gatewayClient, intEnv, mcpClient, printTable, PROTOCOL_VERSION, root, runCalls, setRequestTimeout, startEverything, startWorkers, summarize } from "./lib.mjs";
 
 const RESULTS = `${root}bench/results/latest.json`;
 const CALLS = intEnv("BENCH_CALLS", 2000);
@@ -118,19 +118,10 @@ function printRatios(list) {
 // ── Main ───────────────────────────────────────────────────────────────────
 
 async function main() {
-  const cleanups = [];
-  let cleaning;
-  // Once, in reverse order of setup, whether the run ends, fails or is interrupted.
-  const cleanup = () =>
-    (cleaning ??= (async () => {
-      while (cleanups.length) await cleanups.pop()().catch((e) => console.error("cleanup:", e?.message ?? e));
-    })());
+  const teardown = cleanupStack();
+  const cleanups = { push: teardown.add };
+  const cleanup = teardown.run;
   let exitCode = 0;
-  const onSignal = () => {
-    cleanup().finally(() => process.exit(130));
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
   try {
     const everything = await startEverything();
     cleanups.push(() => everything.stop());
