@@ -214,13 +214,19 @@ export class Session {
 
   // ── Bridged (local) servers ──────────────────────────────────────────────
 
-  /** Every session belongs to this principal until the API authenticates callers. */
-  static readonly PRINCIPAL = LOCAL_PRINCIPAL;
+  /**
+   * The principal (user or service) the session belongs to: its bridges, OAuth
+   * credentials and approvals are that principal's. Every session is `local`'s until
+   * the API authenticates callers (issue 5).
+   */
+  get principal(): string {
+    return LOCAL_PRINCIPAL;
+  }
 
   private bridgeTransport(name: string, config: LocalServerConfig): BridgeChannelTransport | string {
     if (!config.bridge || !config.server) return 'a local server needs "bridge" (the bridge id) and "server" (a server the bridge offers)';
     if (!this.session) return "session not found";
-    const hub = this.env.BRIDGES.getByName(Session.PRINCIPAL);
+    const hub = this.env.BRIDGES.getByName(this.principal);
     const nonce = [...crypto.getRandomValues(new Uint8Array(6))].map((b) => b.toString(16).padStart(2, "0")).join("");
     return new BridgeChannelTransport(hub, channelName(this.session.id, name, nonce), this.session.id, config.bridge, config.server, this.channels);
   }
