@@ -19,9 +19,24 @@ export class SessionEvents {
   private readonly subscribers = new Set<Subscriber>();
   private readonly encoder = new TextEncoder();
 
+  /** Other consumers of every event (the WebSocket variant of the stream). */
+  private readonly sinks = new Set<(event: SessionEvent) => void>();
+
   emit(type: SessionEventType, data: Record<string, unknown>): void {
     const event = this.log.append(type, data);
     for (const subscriber of this.subscribers) subscriber.push(event);
+    for (const sink of this.sinks) sink(event);
+  }
+
+  /** Every event from now on goes to `sink` too. */
+  addSink(sink: (event: SessionEvent) => void): () => void {
+    this.sinks.add(sink);
+    return () => this.sinks.delete(sink);
+  }
+
+  /** The log since an event id (all of it for undefined), with a gap marker when some fell out. */
+  since(lastEventId: number | undefined): SessionEvent[] {
+    return this.log.since(lastEventId);
   }
 
   get subscriberCount(): number {

@@ -3,7 +3,8 @@
  * for the features that need them) that hands HTTP requests to the session's routes.
  * All session logic lives in `session.ts`.
  */
-import { Agent } from "agents";
+import { Agent, type Connection, type ConnectionContext } from "agents";
+import { messageOf } from "../src/core/errors.js";
 import type { Env } from "../src/env.js";
 import { Session } from "./session.js";
 import { sessionRoutes } from "./session-routes.js";
@@ -15,6 +16,44 @@ export class SessionObject extends Agent<Env> {
     waitUntil: (promise) => this.ctx.waitUntil(promise),
   });
   private readonly routes = sessionRoutes(this.session);
+  /** Events go to every WebSocket subscriber (hibernated sockets included: the Agent lists them). */
+  readonly stopBroadcasting = this.session.events.addSink((event) => {
+    const text = JSON.stringify(event);
+    for (const connection of this.getConnections()) {
+      try {
+        connection.send(text);
+      } catch {
+        // a socket closing under us; its close handler cleans up
+      }
+    }
+  });
+
+  /**
+   * The event stream over a WebSocket (`GET /v1/sessions/:id/events` with an upgrade):
+   * the same events as the SSE stream, one JSON object `{id,type,at,data}` per message,
+   * resumable with `?lastEventId=`. Only the events path takes WebSockets.
+   */
+  override async onConnect(connection: Connection, ctx: ConnectionContext): Promise<void> {
+    const url = new URL(ctx.request.url);
+    if (url.pathname !== "/events") {
+      connection.close(1008, "WebSockets are served on /events only");
+      return;
+    }
+    try {
+      await this.session.requireSession();
+    } catch (error) {
+      connection.close(4404, messageOf(error).slice(0, 120));
+      return;
+    }
+    const raw = url.searchParams.get("lastEventId");
+    const lastEventId = raw !== null && /^\d+$/.test(raw) ? Number(raw) : undefined;
+    for (const event of this.session.events.since(lastEventId)) connection.send(JSON.stringify(event));
+  }
+
+  /** Events are one-way: the Agent's own protocol messages (state, identity) are not sent. */
+  override shouldSendProtocolMessages(): boolean {
+    return false;
+  }
 
   override async onRequest(request: Request): Promise<Response> {
     return this.routes.fetch(request);

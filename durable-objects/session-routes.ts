@@ -4,7 +4,7 @@
  * signal, so a caller that goes away cancels the upstream request.
  */
 import { Hono } from "hono";
-import { CallToolBody, EndTurnBody, GetPromptBody, ReadResourceBody, SearchToolsBody, ToolsQuery } from "../src/api/schemas.js";
+import { ApprovalReplyBody, CallToolBody, EndTurnBody, GetPromptBody, ReadResourceBody, SearchToolsBody, ToolsQuery } from "../src/api/schemas.js";
 import { McpEdgeError } from "../src/core/errors.js";
 import { parseOrThrow } from "../src/core/validation.js";
 import { errorResponse, notFound, readJson } from "../src/http/errors.js";
@@ -62,6 +62,11 @@ export function sessionRoutes(session: Session) {
   app.post("/turns/:turnId/end", async (c) => {
     const body = parseOrThrow(EndTurnBody, await readJson(c.req.raw));
     return c.json(await session.endTurn(c.req.param("turnId"), body.status));
+  });
+  app.get("/approvals", async (c) => c.json(await session.listApprovals()));
+  app.post("/approvals/:approvalId", async (c) => {
+    const body = parseOrThrow(ApprovalReplyBody, await readJson(c.req.raw));
+    return c.json(await session.replyApproval(c.req.param("approvalId"), body));
   });
   app.post("/tools/call", async (c) => {
     const body = parseOrThrow(CallToolBody, await readJson(c.req.raw));

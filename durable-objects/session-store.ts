@@ -41,6 +41,19 @@ export const PersistedSessionSchema = z.object({
   servers: z.record(z.string(), PersistedServerSchema),
   /** The current turn of progressive discovery (loaded tools), if any. */
   turn: TurnSchema.optional(),
+  /** The session's own model providers (validated at creation; API keys never leave storage). */
+  providers: z.record(z.string(), z.unknown()).optional(),
+  /** The default model, "provider/model". */
+  model: z.string().optional(),
+  /** The permission ruleset (tools, mcp_sampling, mcp_elicitation). */
+  permission: z.record(z.string(), z.unknown()).optional(),
+  approvalTimeoutMs: z.number().optional(),
+  /** What `always` granted: "sampling:SERVER", "tool:NAME". */
+  grants: z.array(z.string()).optional(),
+  /** Servers whose tools this session has called (sampling approvals need one). */
+  called: z.array(z.string()).optional(),
+  /** The model most recently used for sampling. */
+  recentModel: z.string().optional(),
 });
 
 export type PersistedServer = z.infer<typeof PersistedServerSchema>;

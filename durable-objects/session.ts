@@ -26,13 +26,17 @@ import { redactLogData } from "../src/core/redact-log.js";
 import type { TurnStatus } from "../src/core/turn-lifecycle.js";
 import { ulid } from "../src/core/ulid.js";
 import { parseOrThrow } from "../src/core/validation.js";
+import { hiddenFromListing, toolDecision, type PermissionConfig } from "../src/core/permissions.js";
+import { mergeProviders, type Providers } from "../src/core/sampling/providers.js";
 import type { Env } from "../src/env.js";
 import { LOCAL_PRINCIPAL, readSettings, type DeploymentSettings } from "../src/env.js";
+import { ApprovalQueue, type ApprovalRecord, type ApprovalReply } from "./approvals.js";
 import { BridgeChannelTransport } from "./bridge-transport.js";
 import { readCatalog, writeCatalog } from "./catalog-cache.js";
 import { Discovery, type DiscoveryHost } from "./discovery.js";
 import { SessionEvents } from "./session-events.js";
 import { deleteSession, loadSession, saveSession, type PersistedServer, type PersistedSession } from "./session-store.js";
+import { DEFAULT_SAMPLING_HEARTBEAT_MS, ServerRequests } from "./server-requests.js";
 import { UpstreamConnection } from "./upstream-connection.js";
 
 export interface CallToolOptions {
@@ -66,11 +70,64 @@ export class Session {
   readonly discovery: Discovery;
   /** The live event stream (server states, tool metrics, turns). */
   readonly events = new SessionEvents();
+  /** Requests waiting for a person: samplings, elicitations, tool calls held by `ask`. */
+  readonly approvals: ApprovalQueue;
+  /** The servers' sampling and elicitation requests. */
+  readonly serverRequests: ServerRequests;
   private callIds = 0;
 
   constructor(private readonly deps: SessionDeps) {
     this.env = deps.env;
     this.discovery = new Discovery(this.discoveryHost());
+    this.approvals = new ApprovalQueue(deps.storage, {
+      check: (record, reply) => this.serverRequests.checkReply(record, reply),
+      requested: (record) => this.events.emit("approval.requested", publicApproval(record)),
+      resolved: (record, outcome) => this.events.emit("approval.resolved", { id: record.id, kind: record.kind, server: record.server, reply: outcome.reply }),
+      orphan: (record, outcome) => this.serverRequests.answerOrphan(record, outcome),
+    });
+    this.serverRequests = new ServerRequests(this.serverRequestHost());
+  }
+
+  private serverRequestHost() {
+    return {
+      providers: (): Providers => mergeProviders(this.settings.providers, this.session?.providers as Providers | undefined),
+      defaultModel: () => this.session?.model,
+      recentModel: () => this.session?.recentModel,
+      setRecentModel: (id: string) => {
+        if (!this.session || this.session.recentModel === id) return;
+        this.session = { ...this.session, recentModel: id };
+        this.deps.waitUntil(saveSession(this.deps.storage, this.session));
+      },
+      permission: () => this.permission,
+      serverPolicy: (server: string) => {
+        const slot = this.slots.get(server);
+        return slot?.kind === "connection" ? slot.connection.config.sampling : undefined;
+      },
+      serverLimits: (server: string) => {
+        const slot = this.slots.get(server);
+        return slot?.kind === "connection" ? slot.connection.config.samplingLimits : undefined;
+      },
+      hasCalled: (server: string) => this.session?.called?.includes(server) ?? false,
+      isRemembered: (grant: string) => this.session?.grants?.includes(grant) ?? false,
+      remember: async (grant: string) => {
+        if (!this.session || this.session.grants?.includes(grant)) return;
+        this.session = { ...this.session, grants: [...(this.session.grants ?? []), grant] };
+        await saveSession(this.deps.storage, this.session);
+      },
+      approvalTimeoutMs: () => this.session?.approvalTimeoutMs ?? this.settings.approvalTimeoutMs,
+      heartbeatMs: () => this.settings.samplingHeartbeatMs ?? DEFAULT_SAMPLING_HEARTBEAT_MS,
+      connection: (server: string) => {
+        const slot = this.slots.get(server);
+        return slot?.kind === "connection" ? slot.connection : undefined;
+      },
+      approvals: this.approvals,
+      events: this.events,
+    };
+  }
+
+  /** The session's permission ruleset (tools, mcp_sampling, mcp_elicitation). */
+  private get permission(): PermissionConfig | undefined {
+    return this.session?.permission as PermissionConfig | undefined;
   }
 
   private discoveryHost(): DiscoveryHost {
@@ -124,6 +181,8 @@ export class Session {
       if (!stored) return;
       this.session = stored;
       for (const [name, persisted] of Object.entries(stored.servers)) this.restoreSlot(name, persisted);
+      // Approvals outlive eviction; their deadlines come back with them.
+      await this.approvals.restore();
     })();
     return this.loaded;
   }
@@ -156,7 +215,16 @@ export class Session {
     if (this.session) throw new McpEdgeError("badRequest", "session already exists");
     const parsed = parseOrThrow(SessionBodySchema, body ?? {});
     const inputs = Object.entries(parsed.servers ?? {}).map(([name, raw]) => [name, this.parseSessionEntry(name, raw)] as const);
-    this.session = { id, createdAt: Date.now(), roots: parsed.roots ?? [], servers: {} };
+    this.session = {
+      id,
+      createdAt: Date.now(),
+      roots: parsed.roots ?? [],
+      servers: {},
+      ...(parsed.providers ? { providers: parsed.providers } : {}),
+      ...(parsed.model ? { model: parsed.model } : {}),
+      ...(parsed.permission ? { permission: parsed.permission } : {}),
+      ...(parsed.approvalTimeoutMs ? { approvalTimeoutMs: parsed.approvalTimeoutMs } : {}),
+    };
     const names = new Set([...Object.keys(this.settings.servers), ...inputs.map(([name]) => name)]);
     const sessionInputs = new Map(inputs);
     for (const name of names) this.slots.set(name, this.makeSlot(name, sessionInputs.get(name)));
@@ -171,6 +239,7 @@ export class Session {
     this.slots.clear();
     this.catalog = undefined;
     this.session = undefined;
+    await this.serverRequests.cancelAll("the session was deleted");
     this.events.closeAll();
     await deleteSession(this.deps.storage);
     await Promise.all(slots.map((slot) => (slot.kind === "connection" ? slot.connection.close() : undefined)));
@@ -199,6 +268,10 @@ export class Session {
     }
     const connection = new UpstreamConnection(name, config, resolveTimeouts(config, settings.requestTimeoutMs), {
       bridgeTransport: (local) => this.bridgeTransport(name, local),
+      serverRequests: {
+        sampling: (c, params, context) => this.serverRequests.sampling(c, params, context),
+        elicitation: (c, params, context) => this.serverRequests.elicitation(c, params, context),
+      },
       onLog: (c, log) => {
         if (this.isCurrent(name, c)) {
           this.events.emit("log", { server: name, level: log.level, ...(log.logger ? { logger: log.logger } : {}), data: redactLogData(log.data) });
@@ -284,6 +357,7 @@ export class Session {
   async disconnectServer(name: string): Promise<ServerStatus> {
     await this.requireSession();
     const slot = this.requireSlot(name);
+    await this.serverRequests.cancelServer(name, `server "${name}" was disconnected`);
     if (slot.kind === "connection") await slot.connection.disable();
     return this.statusOf(slot);
   }
@@ -298,6 +372,8 @@ export class Session {
   private async dropSlot(name: string): Promise<void> {
     const slot = this.slots.get(name);
     this.slots.delete(name);
+    // Its samplings and approvals end before the connection does.
+    if (slot) await this.serverRequests.cancelServer(name, `server "${name}" was removed`);
     if (slot?.kind === "connection") await slot.connection.close();
   }
 
@@ -317,10 +393,24 @@ export class Session {
     return slot.kind === "connection" ? slot.connection.status : slot.status;
   }
 
-  async status(): Promise<{ id: string; servers: Record<string, ServerStatus> }> {
+  async status() {
     const session = await this.requireSession();
     await Promise.all([...this.slots.values()].map((slot) => (slot.kind === "connection" ? slot.connection.settled() : undefined)));
-    return { id: session.id, servers: this.statuses() };
+    const usage = this.serverRequests.usage();
+    return { id: session.id, servers: this.statuses(), ...(Object.keys(usage).length > 0 ? { usage } : {}) };
+  }
+
+  // ── Approvals ────────────────────────────────────────────────────────────
+
+  async listApprovals() {
+    await this.requireSession();
+    return { approvals: (await this.approvals.list()).map(publicApproval) };
+  }
+
+  async replyApproval(id: string, reply: ApprovalReply) {
+    await this.requireSession();
+    const record = await this.approvals.reply(id, reply);
+    return { id: record.id, kind: record.kind, server: record.server, reply: reply.reply };
   }
 
   private statuses(): Record<string, ServerStatus> {
@@ -420,7 +510,7 @@ export class Session {
         if (c.capabilities?.resources) withResources = true;
       }),
     );
-    const catalog = buildCatalog(servers, { withResourceTools: withResources, reserved: META_TOOL_NAMES });
+    const catalog = withoutDenied(buildCatalog(servers, { withResourceTools: withResources, reserved: META_TOOL_NAMES }), this.permission);
     // Only a catalog built from live connections is kept.
     if ([...this.slots.values()].every((s) => s.kind !== "connection" || s.connection.state !== ConnectionState.connecting)) this.catalog = catalog;
     return catalog;
@@ -436,11 +526,21 @@ export class Session {
     if (this.discovery.isMetaTool(name)) return this.discovery.callMeta(name, args, turn, signal);
     const refused = await this.discovery.guard(name, turn);
     if (refused) return refused;
+    const decision = toolDecision(this.permission ?? {}, name);
+    if (decision === "deny") throw new McpEdgeError("forbidden", `tool "${name}" is denied by the session's permission rules`, { name });
     const target = (await this.tools()).targets.get(name) ?? this.recoverableTarget(name);
     if (!target) throw new McpEdgeError("toolNotFound", `unknown tool "${name}"`, { name });
     if (target.kind === "synthetic") return this.callResourceTool(target.tool, args, signal);
     const connection = this.requireConnection(target.server);
     const session = this.session!;
+    if (decision === "ask" && !session.grants?.includes(`tool:${name}`)) {
+      const refusal = await this.askForTool(name, target.server, args, signal);
+      if (refusal) return refusal;
+    }
+    if (!session.called?.includes(target.server)) {
+      this.session = { ...session, called: [...(session.called ?? []), target.server] };
+      await saveSession(this.deps.storage, this.session);
+    }
     // The tool metrics of the event stream: started, progress, finished (duration, error flag).
     const callId = `c${++this.callIds}`;
     const started = Date.now();
@@ -461,6 +561,23 @@ export class Session {
       this.events.emit("tool.finished", { callId, name, server: target.server, ms: Date.now() - started, isError: true, error: messageOf(error) });
       throw error;
     }
+  }
+
+  /** Holds a call for a person's approval; answers the refusal as a tool error (the model reads it), or undefined to go on. */
+  private async askForTool(name: string, server: string, args: Record<string, unknown>, signal: AbortSignal | undefined): Promise<NormalizedResult | undefined> {
+    const preview = JSON.stringify(args);
+    const outcome = await this.approvals.request(
+      { kind: "tool", server, metadata: { tool: name, arguments: preview.length > 500 ? `${preview.slice(0, 500)}…` : preview } },
+      { ...(signal ? { signal } : {}), ...(this.session?.approvalTimeoutMs ?? this.settings.approvalTimeoutMs ? { timeoutMs: (this.session?.approvalTimeoutMs ?? this.settings.approvalTimeoutMs)! } : {}) },
+    );
+    if (outcome.reply === "once") return undefined;
+    if (outcome.reply === "always") {
+      await this.serverRequestHost().remember(`tool:${name}`);
+      return undefined;
+    }
+    if (outcome.reply === "cancelled") throw new McpEdgeError("cancelled", "the call was cancelled while it waited for approval");
+    const why = outcome.reply === "timeout" ? "the approval timed out" : "the user rejected this tool call";
+    return { output: `Tool call refused: ${why}.`, attachments: [], metadata: {}, isError: true };
   }
 
   /**
@@ -579,4 +696,28 @@ const SETTLED_STATES: readonly string[] = [
 /** A persisted state string, read defensively: anything unexpected counts as failed. */
 function parseState(value: string): ConnectionState {
   return SETTLED_STATES.includes(value) ? (value as ConnectionState) : ConnectionState.failed;
+}
+
+/** An approval as the API shows it: no pending request params (they may hold content the metadata only previews). */
+function publicApproval(record: ApprovalRecord) {
+  return { id: record.id, kind: record.kind, server: record.server, createdAt: record.createdAt, metadata: record.metadata, ...(record.expiresAt !== undefined ? { expiresAt: new Date(record.expiresAt).toISOString() } : {}) };
+}
+
+/** The catalog without the tools a `deny` rule covers: they are neither listed nor searchable. */
+function withoutDenied(catalog: Catalog, permission: PermissionConfig | undefined): Catalog {
+  if (!permission) return catalog;
+  const hidden = catalog.tools.filter((tool) => hiddenFromListing(permission, tool.name)).map((tool) => tool.name);
+  if (hidden.length === 0) return catalog;
+  const gone = new Set(hidden);
+  const targets = new Map([...catalog.targets].filter(([name]) => !gone.has(name)));
+  const byName = new Map([...catalog.byName].filter(([name]) => !gone.has(name)));
+  // A different visible list is a different catalog (discovery keys its search index by this).
+  const fingerprint = `${catalog.fingerprint}-${fnv1a(hidden.sort().join("\n"))}`;
+  return { ...catalog, tools: catalog.tools.filter((tool) => !gone.has(tool.name)), targets, byName, fingerprint };
+}
+
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(36);
 }

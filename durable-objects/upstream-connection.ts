@@ -9,13 +9,21 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
   ErrorCode,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   McpError,
   ToolListChangedNotificationSchema,
   type CallToolResult,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
+  type JSONRPCMessage,
   type Progress,
+  type RequestId,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import { toCachedTool, type CachedTool } from "../src/core/catalog.js";
@@ -63,6 +71,23 @@ export interface ConnectionHooks {
   onLog?: (connection: UpstreamConnection, params: { level: string; logger?: string; data?: unknown }) => void;
   /** A transport to a bridged (local) server, or why there is none. */
   bridgeTransport?: (config: LocalServerConfig) => BridgeChannelTransport | string;
+  /** Answers the server's sampling and elicitation requests; without it they are not declared. */
+  serverRequests?: ServerRequestHandlers;
+}
+
+/** What a server→client request handler gets besides the params. */
+export interface ServerRequestContext {
+  /** Aborted when the server cancels the request or the connection closes. */
+  signal: AbortSignal;
+  requestId: RequestId;
+  /** Sends `notifications/progress` for this request (only meaningful with a progress token). */
+  progress: (progress: Progress & { progressToken: string | number }) => Promise<void>;
+}
+
+/** Server→client requests this host answers (declared as `sampling: {}` and `elicitation: {form, url}`). */
+export interface ServerRequestHandlers {
+  sampling: (connection: UpstreamConnection, params: CreateMessageRequest["params"], context: ServerRequestContext) => Promise<CreateMessageResult>;
+  elicitation: (connection: UpstreamConnection, params: ElicitRequest["params"], context: ServerRequestContext) => Promise<ElicitResult>;
 }
 
 export interface CallOptions {
@@ -161,6 +186,19 @@ export class UpstreamConnection {
     if (this.state !== ConnectionState.idle || state === ConnectionState.connected || state === ConnectionState.connecting) return;
     this.state = state;
     this.error = error;
+  }
+
+  /**
+   * Answers a server→client request by its JSON-RPC id on the current transport: the
+   * path for an approval answered after the Durable Object was evicted, when the SDK
+   * client that received the request is gone but the upstream session was resumed.
+   */
+  async answerServerRequest(id: RequestId, outcome: { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } }): Promise<void> {
+    await this.settled();
+    const transport = this.transport;
+    if (!transport || this.state !== ConnectionState.connected) throw new McpEdgeError("serverUnavailable", `server "${this.name}" is ${this.state}`);
+    const message = { jsonrpc: "2.0" as const, id, ...outcome } as JSONRPCMessage;
+    await transport.send(message);
   }
 
   async disable(): Promise<void> {
@@ -298,11 +336,26 @@ export class UpstreamConnection {
 
   /** A fresh SDK client wired to this connection; events from a replaced client are ignored. */
   private createClient(roots: () => string[]): Client {
+    const serverRequests = this.hooks.serverRequests;
     const client = new Client(CLIENT_INFO, {
-      capabilities: { roots: { listChanged: true }, experimental: { [TURN_LIFECYCLE_CAPABILITY]: { version: TURN_LIFECYCLE_VERSION } } },
+      capabilities: {
+        roots: { listChanged: true },
+        // Only plain sampling: we run no tools for the server and include no context.
+        ...(serverRequests ? { sampling: {}, elicitation: { form: {}, url: {} } } : {}),
+        experimental: { [TURN_LIFECYCLE_CAPABILITY]: { version: TURN_LIFECYCLE_VERSION } },
+      },
       jsonSchemaValidator: safeJsonSchemaValidator(),
     });
     client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots().map((uri) => ({ uri })) }));
+    if (serverRequests) {
+      const context = (extra: { signal: AbortSignal; requestId: RequestId; sendNotification: (n: { method: "notifications/progress"; params: Progress & { progressToken: string | number } }) => Promise<void> }): ServerRequestContext => ({
+        signal: extra.signal,
+        requestId: extra.requestId,
+        progress: (progress) => extra.sendNotification({ method: "notifications/progress", params: progress }),
+      });
+      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => serverRequests.sampling(this, request.params, context(extra)));
+      client.setRequestHandler(ElicitRequestSchema, (request, extra) => serverRequests.elicitation(this, request.params, context(extra)));
+    }
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       if (this.client !== client) return;
       try {

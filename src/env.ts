@@ -5,6 +5,7 @@ import type { BridgeHub } from "../durable-objects/bridge-hub.js";
 import type { SessionObject } from "../durable-objects/session-object.js";
 import { parseDeploymentServers, type ServerConfigInput } from "./core/config.js";
 import { DEFAULT_SEARCH_THRESHOLD } from "./core/discovery/mode.js";
+import { parseDeploymentProviders, type Providers } from "./core/sampling/providers.js";
 
 export interface Env {
   SESSIONS: DurableObjectNamespace<SessionObject>;
@@ -21,6 +22,14 @@ export interface Env {
   REQUEST_TIMEOUT_MS?: string;
   /** Share of the context window above which `mode=auto` switches to search (default 0.05). */
   SEARCH_THRESHOLD?: string;
+  /** JSON map ID → Provider (models for sampling), without API keys. */
+  MODEL_PROVIDERS?: string;
+  /** Secret: JSON map ID → API key for MODEL_PROVIDERS. */
+  MODEL_PROVIDER_KEYS?: string;
+  /** Pending approvals are rejected after this long (ms); unset: they wait. */
+  APPROVAL_TIMEOUT_MS?: string;
+  /** Heartbeat cadence (ms) of long samplings that carry a progress token (default 15000). */
+  SAMPLING_HEARTBEAT_MS?: string;
 }
 
 /** The principal of every session until the API authenticates its callers (the OAuth issue). */
@@ -53,6 +62,10 @@ export interface DeploymentSettings {
   servers: Record<string, ServerConfigInput>;
   requestTimeoutMs: number | undefined;
   searchThreshold: number;
+  /** The deployment's model providers, keys merged in from the secret. */
+  providers: Providers;
+  approvalTimeoutMs: number | undefined;
+  samplingHeartbeatMs: number | undefined;
 }
 
 export function readSettings(env: Env): DeploymentSettings {
@@ -63,5 +76,13 @@ export function readSettings(env: Env): DeploymentSettings {
     servers: parseDeploymentServers(env.MCP_SERVERS),
     requestTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : undefined,
     searchThreshold: Number.isFinite(threshold) && threshold > 0 && threshold <= 1 ? threshold : DEFAULT_SEARCH_THRESHOLD,
+    providers: parseDeploymentProviders(env.MODEL_PROVIDERS, env.MODEL_PROVIDER_KEYS),
+    approvalTimeoutMs: positive(env.APPROVAL_TIMEOUT_MS),
+    samplingHeartbeatMs: positive(env.SAMPLING_HEARTBEAT_MS),
   };
+}
+
+function positive(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return value !== undefined && Number.isFinite(n) && n > 0 ? n : undefined;
 }

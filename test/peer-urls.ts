@@ -6,6 +6,8 @@ export interface PeerUrls {
   oauth: string;
   refused: string;
   control: string;
+  /** OpenAI-compatible model server (`…/v1`); behaviour chosen by model id. */
+  model: string;
 }
 
 declare module "vitest" {

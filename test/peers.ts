@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http";
 import { createServer as createNetServer, connect } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { PeerUrls } from "./peer-urls.js";
+import { startModelServer } from "./support/model-server.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const EVERYTHING = `${root}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
@@ -117,6 +118,8 @@ export async function startPeers(): Promise<Peers> {
     }
   });
   await new Promise<void>((resolve) => controlServer.listen(control, "127.0.0.1", resolve));
+  // The model behind sampling: behaviour by model id (see test/support/model-server.ts).
+  const model = await startModelServer();
 
   return {
     urls: {
@@ -126,9 +129,11 @@ export async function startPeers(): Promise<Peers> {
       oauth: `http://127.0.0.1:${oauth}/mcp`,
       refused: `http://127.0.0.1:${refused}/mcp`,
       control: `http://127.0.0.1:${control}`,
+      model: model.baseURL,
     },
     async stop() {
       await new Promise<void>((resolve) => controlServer.close(() => resolve()));
+      await model.close();
       await Promise.all(Object.values(peers).map((p) => p.stop()));
     },
   };

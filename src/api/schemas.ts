@@ -69,6 +69,13 @@ export const BRIDGE_ID_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 /** The query of the bridges' WebSocket upgrade (`GET /v1/bridges/connect`). */
 export const BridgeConnectQuery = z.object({ bridge: z.string().regex(BRIDGE_ID_PATTERN) });
 
+/** A person's answer to an approval: `once`/`always`/`reject` for samplings and tool calls, `accept` (with content)/`decline`/`cancel` for elicitations. */
+export const ApprovalReplyBody = z.union([
+  z.strictObject({ reply: z.enum(["once", "always", "reject"]) }),
+  z.strictObject({ reply: z.literal("accept"), content: z.record(z.string(), z.unknown()).optional() }),
+  z.strictObject({ reply: z.enum(["decline", "cancel"]) }),
+]);
+
 export const ReadResourceBody = z.strictObject({ server: z.string().min(1), uri: z.string().min(1) });
 
 export const GetPromptBody = z.strictObject({
@@ -88,7 +95,29 @@ export const ServerStatus = z.object({
   tools: z.number().int().optional(),
 });
 
-export const SessionInfo = z.object({ id: z.string(), servers: z.record(z.string(), ServerStatus) });
+/** Sampling usage of one server in this session. */
+export const SamplingUsage = z.object({ requests: z.number().int(), inputTokens: z.number().int(), outputTokens: z.number().int() });
+
+export const SessionInfo = z.object({
+  id: z.string(),
+  servers: z.record(z.string(), ServerStatus),
+  /** Per server, once it has sampled. */
+  usage: z.record(z.string(), SamplingUsage).optional(),
+});
+
+/** A request waiting for a person. `metadata` previews it (never whole content, never secrets). */
+export const Approval = z.object({
+  id: z.string(),
+  kind: z.enum(["sampling", "tool", "elicitation"]),
+  server: z.string(),
+  createdAt: z.string(),
+  expiresAt: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()),
+});
+
+export const ApprovalList = z.object({ approvals: z.array(Approval) });
+
+export const ApprovalResolved = z.object({ id: z.string(), kind: z.enum(["sampling", "tool", "elicitation"]), server: z.string(), reply: z.string() });
 
 /** One model-facing tool: `name` is what the model calls, `server`/`tool` where it goes. */
 export const ApiTool = z.object({
@@ -171,6 +200,11 @@ export type ToolsQueryInput = z.input<typeof ToolsQuery>;
 export type ReadResourceInput = z.input<typeof ReadResourceBody>;
 export type GetPromptInput = z.input<typeof GetPromptBody>;
 export type EndTurnInput = z.input<typeof EndTurnBody>;
+export type ApprovalReplyInput = z.input<typeof ApprovalReplyBody>;
+export type Approval = z.output<typeof Approval>;
+export type ApprovalList = z.output<typeof ApprovalList>;
+export type ApprovalResolved = z.output<typeof ApprovalResolved>;
+export type SamplingUsage = z.output<typeof SamplingUsage>;
 export type TurnCreated = z.output<typeof TurnCreated>;
 export type TurnEnded = z.output<typeof TurnEnded>;
 

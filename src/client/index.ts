@@ -7,6 +7,9 @@
  * upstream MCP request too).
  */
 import type {
+  ApprovalList,
+  ApprovalReplyInput,
+  ApprovalResolved,
   BridgeList,
   CallResult,
   CallToolInput,
@@ -233,6 +236,17 @@ export class McpEdgeClient {
   /** Ends a turn; turn-aware servers are told (at most 1 s each). */
   endTurn(sessionId: string, turnId: string, body: EndTurnInput, options: RequestOptions = {}): Promise<TurnEnded> {
     return this.send({ method: "POST", path: `${sessionPath(sessionId)}/turns/${encodeURIComponent(turnId)}/end`, body, signal: options.signal });
+  }
+
+  // ── Approvals ────────────────────────────────────────────────────────────
+
+  /** Requests waiting for a person (samplings, elicitations, tool calls held by `ask`). */
+  listApprovals(sessionId: string, options: RequestOptions = {}): Promise<ApprovalList> {
+    return this.send({ method: "GET", path: `${sessionPath(sessionId)}/approvals`, signal: options.signal });
+  }
+
+  replyApproval(sessionId: string, approvalId: string, body: ApprovalReplyInput, options: RequestOptions = {}): Promise<ApprovalResolved> {
+    return this.send({ method: "POST", path: `${sessionPath(sessionId)}/approvals/${encodeURIComponent(approvalId)}`, body, signal: options.signal });
   }
 
   // ── Resources, prompts, instructions ─────────────────────────────────────

@@ -5,6 +5,8 @@
  */
 import { z } from "zod";
 import { McpEdgeError } from "./errors.js";
+import { PermissionConfigSchema } from "./permissions.js";
+import { ProvidersSchema } from "./sampling/providers.js";
 import { validationError } from "./validation.js";
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
@@ -31,10 +33,17 @@ const oauthSchema = z.union([
 
 const samplingSchema = z.enum(["deny", "ask", "allow"]);
 
+/** Per-server sampling limits: concurrent samplings and model tokens per rolling hour. */
+const samplingLimitsSchema = z.strictObject({
+  concurrent: z.number().int().positive().optional(),
+  tokensPerHour: z.number().int().positive().optional(),
+});
+
 const commonFields = {
   timeout: timeoutSchema.optional(),
   enabled: z.boolean().optional(),
   sampling: samplingSchema.optional(),
+  samplingLimits: samplingLimitsSchema.optional(),
 };
 
 export const RemoteServerConfigSchema = z.strictObject({
@@ -77,6 +86,14 @@ export const SERVER_NAME_PATTERN = /^[^\u0000-\u001f/]{1,128}$/;
 export const SessionBodySchema = z.strictObject({
   servers: z.record(z.string().regex(SERVER_NAME_PATTERN, "server names are 1-128 characters without '/' or control characters"), z.unknown()).optional(),
   roots: z.array(z.string().url()).max(64).optional(),
+  /** The session's own model providers for sampling, over the deployment's (same ids replace). */
+  providers: ProvidersSchema.optional(),
+  /** The default model for sampling, "provider/model". */
+  model: z.string().regex(/^[^/]+\/.+$/, 'model is "provider/model"').optional(),
+  /** Permission rules: tool-name patterns, plus `mcp_sampling` / `mcp_elicitation` rules over server names. */
+  permission: PermissionConfigSchema.optional(),
+  /** Pending approvals are rejected after this long (ms); absent: they wait. */
+  approvalTimeoutMs: z.number().int().positive().max(24 * 3_600_000).optional(),
 });
 
 export type SessionBody = z.infer<typeof SessionBodySchema>;

@@ -8,6 +8,7 @@ export const ErrorCodes = {
   badRequest: 400,
   invalidConfig: 400,
   unauthorized: 401,
+  forbidden: 403,
   unknownKeys: 400,
   notFound: 404,
   sessionNotFound: 404,

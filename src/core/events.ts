@@ -12,6 +12,10 @@ export type SessionEventType =
   | "tool.progress"
   | "tool.finished"
   | "turn.ended"
+  | "approval.requested"
+  | "approval.resolved"
+  | "sampling.progress"
+  | "sampling.finished"
   | "log"
   | "gap";
 

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWorker, startGateway, type Gateway } from "./gateway.js";
 import { eventually } from "../support/eventually.js";
+import { startModelServer, type ModelServer } from "../support/model-server.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const NODE = process.execPath;
@@ -17,6 +18,7 @@ const TOKEN = "e2e-bridge-token";
 const OTHER_TOKEN = "e2e-other-token";
 
 let gateway: Gateway;
+let model: ModelServer;
 let work: string;
 let config: string;
 const bridges = new Set<ChildProcess>();
@@ -80,6 +82,7 @@ beforeAll(async () => {
       },
     }),
   );
+  model = await startModelServer();
   gateway = await startGateway(await buildWorker(), { BRIDGE_TOKENS: `local:${TOKEN},someone-else:${OTHER_TOKEN}` });
   startBridge("dev");
   await bridgeListed("dev");
@@ -88,6 +91,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...bridges].map((b) => stopBridge(b)));
   await gateway?.stop();
+  await model?.close();
 });
 
 describe("bridged stdio servers, end to end", () => {
@@ -123,6 +127,22 @@ describe("bridged stdio servers, end to end", () => {
     expect(created.body.servers.crash.error).toContain("fatal: missing configuration");
     expect(created.body.servers.ghost).toMatchObject({ status: "failed", error: expect.stringContaining("nope") });
     expect(created.body.servers.ghost.error).toContain("everything");
+  });
+
+  it("a bridged server's sampling request is approved and answered by the session's model", async () => {
+    const created = await api("POST", "/v1/sessions", {
+      servers: { everything: { ...local("everything"), sampling: "ask" } },
+      providers: { scripted: { kind: "openai-compatible", baseURL: model.baseURL, models: { echo: {} } } },
+      model: "scripted/echo",
+    });
+    const id = created.body.id;
+    const call = api("POST", `/v1/sessions/${id}/tools/call`, { name: "everything_trigger-sampling-request", arguments: { prompt: "from the laptop", maxTokens: 20 } });
+    const listed = await eventually(() => api("GET", `/v1/sessions/${id}/approvals`), (res) => res.body.approvals.length > 0, 20_000);
+    expect(listed.body.approvals[0]).toMatchObject({ kind: "sampling", server: "everything" });
+    expect((await api("POST", `/v1/sessions/${id}/approvals/${listed.body.approvals[0].id}`, { reply: "once" })).status).toBe(200);
+    const result = await call;
+    expect(result.body.isError).toBe(false);
+    expect(result.body.output).toContain("You said: Resource trigger-sampling-request context: from the laptop");
   });
 
   it("a 10 MB message passes intact both ways", async () => {

@@ -1,6 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createSseParser, type SseEvent } from "../../src/core/sse-parser.js";
+import { eventually } from "../support/eventually.js";
 import { api, createSession, peers, remote } from "./helpers.js";
 
 /** Opens the session's event stream and reads events until `until` says stop (with a deadline). */
@@ -98,5 +99,43 @@ describe("the session event stream", () => {
     const bad = await exports.default.fetch(new Request(`http://mcp-edge.test/v1/sessions/${session.id}/events`, { headers: { "Last-Event-ID": "yesterday" } }));
     expect(bad.status).toBe(400);
     expect((await api("GET", "/v1/sessions/ses_0000000000000000000000000z/events")).status).toBe(404);
+  });
+});
+
+describe("event stream over a WebSocket", () => {
+  async function openSocket(sessionId: string, query = ""): Promise<{ socket: WebSocket; messages: Array<{ id: number; type: string; data: Record<string, unknown> }>; closed: Promise<{ code: number; reason: string }> }> {
+    const response = await exports.default.fetch(new Request(`http://mcp-edge.test/v1/sessions/${sessionId}/events${query}`, { headers: { upgrade: "websocket" } }));
+    expect(response.status).toBe(101);
+    const socket = response.webSocket!;
+    const messages: Array<{ id: number; type: string; data: Record<string, unknown> }> = [];
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.addEventListener("close", (e) => resolve({ code: e.code, reason: e.reason })));
+    socket.addEventListener("message", (e) => messages.push(JSON.parse(e.data as string)));
+    socket.accept();
+    return { socket, messages, closed };
+  }
+
+  it("delivers the same events as JSON messages, backlog first, then live", async () => {
+    const session = await createSession({ everything: remote(peers.everything) });
+    const { socket, messages } = await openSocket(session.id);
+    await eventually(async () => messages.length, (n) => n > 0);
+    expect(messages[0]!.type).toBe("server.status");
+    await api("POST", `/v1/sessions/${session.id}/tools/call`, { name: "everything_echo", arguments: { message: "ws" } });
+    const seen = await eventually(async () => messages.map((m) => m.type), (types) => types.includes("tool.finished"));
+    expect(seen).toContain("tool.started");
+    const finished = messages.find((m) => m.type === "tool.finished")!;
+    expect(finished.data).toMatchObject({ name: "everything_echo", isError: false });
+    // Resuming after the last id gets nothing old.
+    const last = messages.at(-1)!.id;
+    socket.close(1000, "done");
+    const resumed = await openSocket(session.id, `?lastEventId=${last}`);
+    await api("POST", `/v1/sessions/${session.id}/tools/call`, { name: "everything_echo", arguments: { message: "again" } });
+    await eventually(async () => resumed.messages.map((m) => m.type), (types) => types.includes("tool.finished"));
+    expect(resumed.messages.every((m) => m.id > last)).toBe(true);
+    resumed.socket.close(1000, "done");
+  });
+
+  it("an unknown session closes the socket with 4404", async () => {
+    const { closed } = await openSocket("ses_0000000000000000000000zzzz");
+    expect((await closed).code).toBe(4404);
   });
 });
