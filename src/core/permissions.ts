@@ -21,14 +21,26 @@ export type PermissionRules = z.infer<typeof PermissionRulesSchema>;
 
 const SECTION_KEYS = ["mcp_sampling", "mcp_elicitation", "tools"] as const;
 
-export const PermissionConfigSchema = z
-  .object({
-    mcp_sampling: PermissionRulesSchema.optional(),
-    mcp_elicitation: PermissionRulesSchema.optional(),
-    tools: PermissionRulesSchema.optional(),
-  })
-  .catchall(PermissionActionSchema);
-export type PermissionConfig = z.infer<typeof PermissionConfigSchema>;
+export interface PermissionConfig {
+  mcp_sampling?: PermissionRules;
+  mcp_elicitation?: PermissionRules;
+  tools?: PermissionRules;
+  [toolPattern: string]: PermissionAction | PermissionRules | undefined;
+}
+
+const isSection = (key: string) => (SECTION_KEYS as readonly string[]).includes(key);
+
+// A record, not an object schema with a catch-all: zod would put the declared keys first
+// and so lose the order the rules were written in, which decides who wins.
+export const PermissionConfigSchema: z.ZodType<PermissionConfig> = z
+  .record(z.string().min(1).max(256), z.unknown())
+  .superRefine((config, ctx) => {
+    for (const [key, value] of Object.entries(config)) {
+      const result = (isSection(key) ? PermissionRulesSchema : PermissionActionSchema).safeParse(value);
+      if (result.success) continue;
+      for (const issue of result.error.issues) ctx.addIssue({ code: "custom", path: [key, ...issue.path], message: isSection(key) ? issue.message : `tool rule: ${issue.message}` });
+    }
+  }) as z.ZodType<PermissionConfig>;
 
 const compiled = new Map<string, RegExp>();
 
@@ -63,7 +75,7 @@ export function toolRules(config: PermissionConfig | undefined): PermissionRules
         delete rules[pattern];
         rules[pattern] = action;
       }
-    } else if (!(SECTION_KEYS as readonly string[]).includes(key) && typeof value === "string") {
+    } else if (!isSection(key) && typeof value === "string") {
       delete rules[key];
       rules[key] = value;
     }
