@@ -47,6 +47,8 @@ export interface TextReply {
   stallAfterChunks?: number;
   /** …until this settles (then the rest follows) or the client closes the connection. */
   resume?: Promise<unknown>;
+  /** Send nothing at all, not even the response headers, until the client goes away. */
+  stallBeforeHeaders?: boolean;
 }
 
 export interface ErrorReply {
@@ -220,6 +222,10 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
     }
     if (!request.stream) {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(completion(reply, request.model)));
+      return;
+    }
+    if ("text" in reply && reply.stallBeforeHeaders) {
+      await closed;
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });

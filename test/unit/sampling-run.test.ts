@@ -139,6 +139,13 @@ describe("runSampling with a real openai-compatible provider", () => {
     expect(await llm.responses[0]!.closed).toEqual({ finished: false });
   });
 
+  it("a provider that never even answers the HTTP request fails the same way", async () => {
+    llm.script([() => ({ text: "never sent", stallBeforeHeaders: true })]);
+    const error = await failureOf(run({ chunkTimeoutMs: 300 }));
+    expect(error).toMatchObject({ code: -32001, data: { chunks: 0, characters: 0 } });
+    expect(await llm.responses[0]!.closed).toEqual({ finished: false });
+  });
+
   it("a stall mid-stream fails with RequestTimeout carrying the chunks and characters received", async () => {
     llm.script([() => ({ text: "one two three four", stallAfterChunks: 2 })]);
     const error = await failureOf(run({ chunkTimeoutMs: 300 }));

@@ -46,6 +46,7 @@ export interface RunSamplingOptions {
   spec: ModelSpec;
   /** Stall timeout: no output chunk for this long fails the request; ≤ 0 disables. */
   chunkTimeoutMs?: number;
+  /** Heartbeat period; ≤ 0 sends none. */
   heartbeatMs?: number;
   /** Called every `heartbeatMs` while the model runs; pass it only when the request carried a progressToken. */
   onHeartbeat?: (progress: SamplingProgress) => void;
@@ -117,15 +118,14 @@ export async function runSampling(options: RunSamplingOptions): Promise<Sampling
       controller.abort();
     }, chunkTimeoutMs);
   };
-  const heartbeat = onHeartbeat
-    ? timers.setInterval(() => {
-        try {
-          onHeartbeat(snapshot());
-        } catch {
-          // A failing progress notification must not fail the sampling.
-        }
-      }, heartbeatMs)
-    : undefined;
+  const beat = () => {
+    try {
+      onHeartbeat?.(snapshot());
+    } catch {
+      // A failing progress notification must not fail the sampling.
+    }
+  };
+  const heartbeat = onHeartbeat && heartbeatMs > 0 ? timers.setInterval(beat, heartbeatMs) : undefined;
 
   const failure = (error?: unknown): SamplingError => {
     if (ended === "stalled") return requestTimeout(`no output from ${modelId} for ${chunkTimeoutMs} ms`, snapshot());
