@@ -3,6 +3,7 @@
  * wins for sampling, tool decisions and listing, and the config shape (sections plus
  * top-level tool patterns).
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   elicitationDecision,
@@ -116,5 +117,27 @@ describe("PermissionConfigSchema", () => {
     expect(section.success).toBe(false);
     expect(section.error!.issues[0]!.path).toEqual(["mcp_sampling"]);
     expect(PermissionConfigSchema.safeParse({ mcp_sampling: { notes: "maybe" } }).success).toBe(false);
+  });
+});
+
+describe("pattern properties (fast-check)", () => {
+  const name = fc.string({ minLength: 1, maxLength: 20 });
+  it("a pattern without * matches exactly itself", () => {
+    fc.assert(
+      fc.property(name, name, (pattern, other) => {
+        fc.pre(!pattern.includes("*"));
+        expect(patternToRegExp(pattern).test(pattern)).toBe(true);
+        expect(patternToRegExp(pattern).test(other)).toBe(other === pattern);
+      }),
+    );
+  });
+  it("prefix* matches exactly the names that start with the prefix", () => {
+    fc.assert(
+      fc.property(name, name, (prefix, rest) => {
+        fc.pre(!prefix.includes("*"));
+        expect(patternToRegExp(`${prefix}*`).test(prefix + rest)).toBe(true);
+        expect(patternToRegExp(`${prefix}*`).test(rest)).toBe(rest.startsWith(prefix));
+      }),
+    );
   });
 });

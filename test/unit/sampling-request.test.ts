@@ -2,6 +2,7 @@
  * Strict validation of `sampling/createMessage` params: every rule accepted and rejected,
  * each rejection an InvalidParams (-32602) whose message names the field and the problem.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SamplingError } from "../../src/core/sampling/errors.js";
 import { normalizeMime, validateSamplingRequest, type SamplingLimits } from "../../src/core/sampling/request.js";
@@ -155,5 +156,45 @@ describe("normalizeMime", () => {
     expect(normalizeMime("audio/wav; codecs=1")).toBe("audio/wav");
     expect(normalizeMime('audio/ogg; codecs="opus"')).toBe("audio/ogg");
     for (const bad of ["", "png", "image/", "/png", "image/png/x", "image png", "image/png;"]) expect(normalizeMime(bad), bad).toBeUndefined();
+  });
+});
+
+describe("base64 properties (fast-check)", () => {
+  const audio = (data: string) => ({ messages: [user({ type: "audio", data, mimeType: "audio/wav" })], maxTokens: 1 });
+
+  it("every standard encoding of 1..300 bytes is accepted and its decoded size is the byte count", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 300 }), (bytes) => {
+        const data = btoa(String.fromCharCode(...bytes));
+        expect(validateSamplingRequest(audio(data)).audioBytes).toBe(bytes.length);
+      }),
+    );
+  });
+
+  it("a character outside the alphabet anywhere, or padding before the end, is refused", () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 3, maxLength: 60 }),
+        fc.constantFrom("-", "_", " ", "\n", "=", "é", ".", "*"),
+        fc.nat(),
+        (bytes, bad, at) => {
+          const data = btoa(String.fromCharCode(...bytes));
+          const body = data.replace(/=+$/, "");
+          const i = at % (body.length - 1);
+          const mangled = `${body.slice(0, i)}${bad}${body.slice(i + 1)}${data.slice(body.length)}`;
+          expect(() => validateSamplingRequest(audio(mangled))).toThrow(/not canonical base64/);
+        },
+      ),
+    );
+  });
+
+  it("a length that is not a multiple of 4 is refused", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 3 }), (bytes, cut) => {
+        const data = btoa(String.fromCharCode(...bytes)).slice(0, -cut);
+        if (data.length === 0) return;
+        expect(() => validateSamplingRequest(audio(data))).toThrow(/length \d+ is not a multiple of 4/);
+      }),
+    );
   });
 });
