@@ -84,7 +84,7 @@ export class ServerRequests {
         if (decision === "ask" && !this.host.isRemembered(samplingGrant(server))) {
           if (!this.host.hasCalled(server)) throw refused("no_session", `server "${server}" asked for sampling, but this session has not used it`);
           const outcome = await this.host.approvals.request(
-            { kind: "sampling", server, metadata: samplingApprovalMetadata(request, chosen.id), request: { method: "sampling/createMessage", jsonrpcId: context.requestId, params } },
+            { kind: "sampling", server, metadata: { ...samplingApprovalMetadata(request, chosen.id) }, request: { method: "sampling/createMessage", jsonrpcId: context.requestId, params } },
             { signal, ...optional("timeoutMs", this.host.approvalTimeoutMs()) },
           );
           await this.applyOutcome(server, outcome);
@@ -116,7 +116,7 @@ export class ServerRequests {
   private async run(server: string, request: ValidatedSampling, params: CreateMessageRequest["params"], context: ServerRequestContext, signal: AbortSignal): Promise<CreateMessageResult> {
     const limiter = this.limiter(server);
     const acquired = limiter.tryAcquire();
-    if (typeof acquired !== "function") throw refused("rate_limited", `rate limited: ${acquired}`);
+    if (typeof acquired !== "function") throw refused("rate_limited", acquired.message);
     try {
       // Chosen again: an approval may have waited while the session's models changed.
       const chosen = selectModel({
@@ -135,6 +135,7 @@ export class ServerRequests {
         ...optional("chunkTimeoutMs", chosen.provider.chunkTimeout),
         heartbeatMs: this.host.heartbeatMs(),
         signal,
+        ...(chosen.provider.apiKey ? { secrets: [chosen.provider.apiKey] } : {}),
         ...(progressToken !== undefined
           ? {
               onHeartbeat: ({ chunks, characters }: { chunks: number; characters: number }) => {
@@ -145,7 +146,7 @@ export class ServerRequests {
           : {}),
       });
       this.host.setRecentModel(chosen.id);
-      limiter.record(result.usage.inputTokens + result.usage.outputTokens, result.usage);
+      limiter.record(result.usage);
       this.host.events.emit("sampling.finished", { server, model: chosen.id, stopReason: result.stopReason, ...result.usage });
       return { role: result.role, content: result.content, model: result.model, stopReason: result.stopReason };
     } finally {
@@ -234,7 +235,11 @@ export class ServerRequests {
   private limiter(server: string): SamplingRateLimiter {
     let limiter = this.limiters.get(server);
     if (!limiter) {
-      limiter = new SamplingRateLimiter(this.host.serverLimits(server) ?? {});
+      const limits = this.host.serverLimits(server);
+      limiter = new SamplingRateLimiter({
+        ...optional("maxConcurrent", limits?.concurrent),
+        ...optional("maxTokensPerHour", limits?.tokensPerHour),
+      });
       this.limiters.set(server, limiter);
     }
     return limiter;

@@ -26,7 +26,7 @@ import { redactLogData } from "../src/core/redact-log.js";
 import type { TurnStatus } from "../src/core/turn-lifecycle.js";
 import { ulid } from "../src/core/ulid.js";
 import { parseOrThrow } from "../src/core/validation.js";
-import { hiddenFromListing, toolDecision, type PermissionConfig } from "../src/core/permissions.js";
+import { hiddenFromListing, toolDecision, toolRules, type PermissionConfig } from "../src/core/permissions.js";
 import { mergeProviders, type Providers } from "../src/core/sampling/providers.js";
 import type { Env } from "../src/env.js";
 import { LOCAL_PRINCIPAL, readSettings, type DeploymentSettings } from "../src/env.js";
@@ -526,7 +526,7 @@ export class Session {
     if (this.discovery.isMetaTool(name)) return this.discovery.callMeta(name, args, turn, signal);
     const refused = await this.discovery.guard(name, turn);
     if (refused) return refused;
-    const decision = toolDecision(this.permission ?? {}, name);
+    const decision = toolDecision(toolRules(this.permission), name);
     if (decision === "deny") throw new McpEdgeError("forbidden", `tool "${name}" is denied by the session's permission rules`, { name });
     const target = (await this.tools()).targets.get(name) ?? this.recoverableTarget(name);
     if (!target) throw new McpEdgeError("toolNotFound", `unknown tool "${name}"`, { name });
@@ -537,8 +537,10 @@ export class Session {
       const refusal = await this.askForTool(name, target.server, args, signal);
       if (refusal) return refusal;
     }
-    if (!session.called?.includes(target.server)) {
-      this.session = { ...session, called: [...(session.called ?? []), target.server] };
+    // Read again: an approval may have waited, and `always` changed the record meanwhile.
+    const current = this.session ?? session;
+    if (!current.called?.includes(target.server)) {
+      this.session = { ...current, called: [...(current.called ?? []), target.server] };
       await saveSession(this.deps.storage, this.session);
     }
     // The tool metrics of the event stream: started, progress, finished (duration, error flag).
@@ -706,7 +708,8 @@ function publicApproval(record: ApprovalRecord) {
 /** The catalog without the tools a `deny` rule covers: they are neither listed nor searchable. */
 function withoutDenied(catalog: Catalog, permission: PermissionConfig | undefined): Catalog {
   if (!permission) return catalog;
-  const hidden = catalog.tools.filter((tool) => hiddenFromListing(permission, tool.name)).map((tool) => tool.name);
+  const rules = toolRules(permission);
+  const hidden = catalog.tools.filter((tool) => hiddenFromListing(rules, tool.name)).map((tool) => tool.name);
   if (hidden.length === 0) return catalog;
   const gone = new Set(hidden);
   const targets = new Map([...catalog.targets].filter(([name]) => !gone.has(name)));

@@ -18,6 +18,7 @@ describe("McpEdgeError", () => {
       invalidConfig: 400,
       unknownKeys: 400,
       unauthorized: 401,
+      forbidden: 403,
       notFound: 404,
       sessionNotFound: 404,
       serverNotFound: 404,

@@ -109,7 +109,9 @@ describe("event stream over a WebSocket", () => {
     const socket = response.webSocket!;
     const messages: Array<{ id: number; type: string; data: Record<string, unknown> }> = [];
     const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.addEventListener("close", (e) => resolve({ code: e.code, reason: e.reason })));
-    socket.addEventListener("message", (e) => messages.push(JSON.parse(e.data as string)));
+    socket.addEventListener("message", (e) => {
+      messages.push(JSON.parse(e.data as string));
+    });
     socket.accept();
     return { socket, messages, closed };
   }

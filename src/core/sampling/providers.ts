@@ -5,6 +5,7 @@
  * deployment's, and the redaction that keeps API keys out of every answer and log.
  */
 import { z } from "zod";
+import { McpEdgeError } from "../errors.js";
 
 export const PROVIDER_ID_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -91,6 +92,32 @@ export function redactProviders(providers: Providers): Record<string, RedactedPr
   for (const [id, provider] of Object.entries(providers)) {
     const { apiKey: _apiKey, headers, ...rest } = provider;
     out[id] = headers ? { ...rest, headers: Object.fromEntries(Object.keys(headers).map((name) => [name, "[redacted]"])) } : rest;
+  }
+  return out;
+}
+
+/**
+ * The deployment's providers: `MODEL_PROVIDERS` (JSON, no keys) with the keys from the
+ * secret `MODEL_PROVIDER_KEYS` (JSON `{ID: key}`) merged in. Bad JSON or shapes throw a
+ * typed error naming the variable (a deployment mistake, shown on every session create).
+ */
+export function parseDeploymentProviders(json: string | undefined, keysJson: string | undefined): Providers {
+  const parse = (text: string | undefined, name: string): unknown => {
+    if (!text || text.trim() === "") return {};
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new McpEdgeError("invalidConfig", `${name} is not valid JSON`);
+    }
+  };
+  const providers = ProvidersSchema.safeParse(parse(json, "MODEL_PROVIDERS"));
+  if (!providers.success) throw new McpEdgeError("invalidConfig", `MODEL_PROVIDERS: ${providers.error.issues[0]?.message ?? "invalid"}`);
+  const keys = z.record(z.string(), z.string().min(1)).safeParse(parse(keysJson, "MODEL_PROVIDER_KEYS"));
+  if (!keys.success) throw new McpEdgeError("invalidConfig", "MODEL_PROVIDER_KEYS must be a JSON object of provider id to key");
+  const out: Providers = {};
+  for (const [id, provider] of Object.entries(providers.data)) {
+    const key = keys.data[id];
+    out[id] = key !== undefined ? { ...provider, apiKey: key } : provider;
   }
   return out;
 }
