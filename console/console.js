@@ -499,7 +499,7 @@ function approvalItem(a) {
       h("button", { type: "button", class: "danger", onclick: reply("reject") }, "Reject"))];
   }
   return h("li", { class: "approval", "aria-labelledby": headingId },
-    h("h3", { id: headingId }, `${a.kind} request from ${a.server}`),
+    h("h3", { id: headingId }, `${a.kind.charAt(0).toUpperCase()}${a.kind.slice(1)} request from ${a.server}`),
     h("p", { class: "hint" }, h("time", { datetime: a.createdAt }, new Date(a.createdAt).toLocaleTimeString())),
     h("dl", {}, ...facts), ...controls);
 }
