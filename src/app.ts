@@ -1,5 +1,5 @@
 /**
- * The Worker's HTTP API: health, the OpenAPI document, bridges, session creation, and
+ * The Worker's HTTP API: the web console page, the OpenAPI document, bridges, session creation, and
  * forwarding of everything under `/v1/sessions/:id` to that session's Durable Object.
  * Forwarding is the hot path of every tool call, so it skips the router: one regex, one
  * Request copy (which carries the caller's abort signal, so a caller that goes away
@@ -12,6 +12,7 @@ import { BridgeConnectQuery, type OpenApiDocument } from "./api/schemas.js";
 import { McpEdgeError } from "./core/errors.js";
 import { BRIDGE_ID_HEADER } from "../durable-objects/bridge-hub.js";
 import { bridgePrincipal, LOCAL_PRINCIPAL, type Env } from "./env.js";
+import { serveConsole } from "./http/console.js";
 import { errorResponse, notFound, onError, routeNotFound } from "./http/errors.js";
 import { newSessionId, SESSION_ID_PATTERN } from "./http/ids.js";
 
@@ -33,6 +34,7 @@ export function createRouter() {
   const app = new Hono<{ Bindings: Env }>();
   app.onError(onError);
   app.notFound(notFound);
+  app.get("/", (c) => serveConsole(c.env.ASSETS, c.req.raw));
   app.get("/health", (c) => c.json({ ok: true, version: VERSION }));
   app.get("/v1/openapi.json", (c) => c.json((openApi ??= openApiDocument({ version: VERSION }))));
   // A bridge dials in: WebSocket upgrade, authenticated by its bearer token.

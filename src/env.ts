@@ -14,6 +14,8 @@ export interface Env {
   /** Bridge credentials: comma-separated `principal:token` pairs (a secret in a deployment). */
   BRIDGE_TOKENS?: string;
   CATALOG: KVNamespace;
+  /** The web console's static files (`console/`); absent where a Worker is run without them (the benchmark). */
+  ASSETS?: Fetcher;
   /** "true" lets sessions dial loopback and private addresses (local dev, tests). */
   ALLOW_PRIVATE_URLS?: string;
   /** JSON map NAME → ServerConfig that every session inherits. */

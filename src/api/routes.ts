@@ -44,6 +44,15 @@ const SESSION_ERRORS = [404, 500];
 export const ROUTES: readonly RouteEntry[] = [
   {
     method: "get",
+    path: "/",
+    operationId: "console",
+    summary: "The web console (HTML; its script and stylesheet are static files beside it)",
+    served: "worker",
+    response: { status: 200, description: "text/html with a strict Content-Security-Policy" },
+    errors: [404],
+  },
+  {
+    method: "get",
     path: "/health",
     operationId: "health",
     summary: "Liveness and version",

@@ -35,6 +35,8 @@ export async function startGateway(script: string, bindings: Record<string, stri
     compatibilityFlags: ["nodejs_compat", "enable_request_signal"],
     durableObjects: { SESSIONS: { className: "SessionObject", useSQLite: true }, BRIDGES: { className: "BridgeHub", useSQLite: true } },
     kvNamespaces: ["CATALOG"],
+    // The web console's files, as wrangler.toml's [assets] serves them (the dry-run bundle leaves them out).
+    assets: { directory: `${root}console`, binding: "ASSETS", routerConfig: { has_user_worker: true }, run_worker_first: ["/"] },
     bindings: { ALLOW_PRIVATE_URLS: "true", MCP_SERVERS: "{}", ...bindings },
   }));
   const url = await mf.ready;
