@@ -224,6 +224,20 @@ describe("elicitation", () => {
     expect(result.body.output.toLowerCase()).toContain("accept");
   });
 
+  it("URL mode: the approval carries the URL; accept goes back without content", async () => {
+    const session = await createSession({ everything: remote(peers.everything) });
+    const call = api("POST", `/v1/sessions/${session.id}/tools/call`, {
+      name: "everything_trigger-url-elicitation",
+      arguments: { url: "https://example.com/finish-sign-in", message: "Open this to finish" },
+    });
+    const approval = await pendingApproval(session.id);
+    expect(approval.metadata).toMatchObject({ mode: "url", url: "https://example.com/finish-sign-in", message: "Open this to finish" });
+    expect((await api("POST", `/v1/sessions/${session.id}/approvals/${approval.id}`, { reply: "accept" })).status).toBe(200);
+    const result = await call;
+    expect(result.body.isError).toBe(false);
+    expect(result.body.output.toLowerCase()).toContain("accept");
+  });
+
   it("decline reaches the server as a decline", async () => {
     const session = await createSession({ everything: remote(peers.everything) });
     const call = elicit(session.id);
