@@ -6,7 +6,7 @@
 import { Agent } from "agents";
 import type { Env } from "../src/env.js";
 import { Session } from "./session.js";
-import { sessionRoutes } from "./session-routes.js";
+import { ownedSessionRoutes } from "./session-routes.js";
 
 export class SessionObject extends Agent<Env> {
   private readonly session = new Session({
@@ -14,7 +14,7 @@ export class SessionObject extends Agent<Env> {
     env: this.env,
     waitUntil: (promise) => this.ctx.waitUntil(promise),
   });
-  private readonly routes = sessionRoutes(this.session);
+  private readonly routes = ownedSessionRoutes(this.session);
 
   override async onRequest(request: Request): Promise<Response> {
     return this.routes.fetch(request);

@@ -27,7 +27,7 @@ import type { TurnStatus } from "../src/core/turn-lifecycle.js";
 import { ulid } from "../src/core/ulid.js";
 import { parseOrThrow } from "../src/core/validation.js";
 import type { Env } from "../src/env.js";
-import { LOCAL_PRINCIPAL, readSettings, type DeploymentSettings } from "../src/env.js";
+import { readSettings, type DeploymentSettings } from "../src/env.js";
 import { BridgeChannelTransport } from "./bridge-transport.js";
 import { readCatalog, writeCatalog } from "./catalog-cache.js";
 import { Discovery, type DiscoveryHost } from "./discovery.js";
@@ -151,12 +151,19 @@ export class Session {
     return this.session;
   }
 
-  async create(id: string, body: unknown): Promise<{ id: string; servers: Record<string, ServerStatus> }> {
+  /** The session, if it exists and belongs to `principal`; otherwise the same 404 as a missing one. */
+  async requireOwnedBy(principal: string): Promise<PersistedSession> {
+    await this.ensureLoaded();
+    if (!this.session || this.session.principal !== principal) throw new McpEdgeError("sessionNotFound", "session not found");
+    return this.session;
+  }
+
+  async create(id: string, principal: string, body: unknown): Promise<{ id: string; servers: Record<string, ServerStatus> }> {
     await this.ensureLoaded();
     if (this.session) throw new McpEdgeError("badRequest", "session already exists");
     const parsed = parseOrThrow(SessionBodySchema, body ?? {});
     const inputs = Object.entries(parsed.servers ?? {}).map(([name, raw]) => [name, this.parseSessionEntry(name, raw)] as const);
-    this.session = { id, createdAt: Date.now(), roots: parsed.roots ?? [], servers: {} };
+    this.session = { id, principal, createdAt: Date.now(), roots: parsed.roots ?? [], servers: {} };
     const names = new Set([...Object.keys(this.settings.servers), ...inputs.map(([name]) => name)]);
     const sessionInputs = new Map(inputs);
     for (const name of names) this.slots.set(name, this.makeSlot(name, sessionInputs.get(name)));
@@ -215,12 +222,13 @@ export class Session {
   // ── Bridged (local) servers ──────────────────────────────────────────────
 
   /**
-   * The principal (user or service) the session belongs to: its bridges, OAuth
-   * credentials and approvals are that principal's. Every session is `local`'s until
-   * the API authenticates callers (issue 5).
+   * The principal (user or service) the session belongs to, recorded at creation: its
+   * bridges, OAuth credentials and approvals are that principal's. Only a loaded session
+   * has one (every route checks ownership first, so handlers always find it loaded).
    */
   get principal(): string {
-    return LOCAL_PRINCIPAL;
+    if (!this.session) throw new McpEdgeError("sessionNotFound", "session not found");
+    return this.session.principal;
   }
 
   private bridgeTransport(name: string, config: LocalServerConfig): BridgeChannelTransport | string {

@@ -34,8 +34,8 @@ export async function startGateway(script: string, bindings: Record<string, stri
     compatibilityDate: "2026-11-01",
     compatibilityFlags: ["nodejs_compat", "enable_request_signal"],
     durableObjects: { SESSIONS: { className: "SessionObject", useSQLite: true }, BRIDGES: { className: "BridgeHub", useSQLite: true } },
-    kvNamespaces: ["CATALOG"],
-    bindings: { ALLOW_PRIVATE_URLS: "true", MCP_SERVERS: "{}", ...bindings },
+    kvNamespaces: ["CATALOG", "OAUTH_KV"],
+    bindings: { ALLOW_PRIVATE_URLS: "true", AUTH_MODE: "local-dev", MCP_SERVERS: "{}", ...bindings },
   }));
   const url = await mf.ready;
   return { url: url.origin, stop: () => mf.dispose() };
