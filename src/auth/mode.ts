@@ -15,7 +15,16 @@ export type AuthMode = { kind: "local-dev" } | { kind: "oauth" } | { kind: "misc
 
 export const LOCAL_DEV = "local-dev";
 
+/** Bindings do not change while an isolate lives: decide once per env object, not per request. */
+const decided = new WeakMap<Env, AuthMode>();
+
 export function authMode(env: Env): AuthMode {
+  let mode = decided.get(env);
+  if (!mode) decided.set(env, (mode = decide(env)));
+  return mode;
+}
+
+function decide(env: Env): AuthMode {
   if (env.AUTH_MODE === LOCAL_DEV) return { kind: "local-dev" };
   if (env.AUTH_MODE !== undefined && env.AUTH_MODE !== "oauth") {
     return { kind: "misconfigured", reason: `AUTH_MODE must be "oauth" (or unset) in a deployment; "${LOCAL_DEV}" is for the local dev config only` };

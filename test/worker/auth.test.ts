@@ -218,6 +218,16 @@ describe("401s", () => {
     expect((await call("GET", `/v1/sessions/${id}`, { token: tokens.access_token })).status).toBe(200);
   });
 
+  it("a revoked token (RFC 7009 at the token endpoint): 401", async () => {
+    const tokens = await signIn(send, ORIGIN, "bob", "bob-password");
+    const id = await newSession(tokens.access_token);
+    const revoked = await tokenRequest(send, ORIGIN, { token: tokens.access_token, token_type_hint: "access_token", client_id: tokens.clientId });
+    expect(revoked.status).toBe(200);
+    const res = await call("GET", `/v1/sessions/${id}`, { token: tokens.access_token });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe("unauthorized");
+  });
+
   it("a deployment (no AUTH_MODE) still serves the public routes without a token", async () => {
     expect((await call("GET", "/health", { via: strict })).status).toBe(200);
     expect((await call("GET", "/v1/openapi.json", { via: strict })).status).toBe(200);
