@@ -48,6 +48,8 @@ describe("a deployment with authentication configured", () => {
     ["GET", "/v1/bridges"],
     ["GET", "/v1/sessions/ses_0000000000000000000000000a"],
     ["GET", "/v1/sessions/ses_0000000000000000000000000a/events"],
+    // The session's MCP endpoint (another branch builds it) is under the same protected resource.
+    ["POST", "/v1/sessions/ses_0000000000000000000000000a/mcp"],
   ])("%s %s without a token is a 401 with a Bearer challenge", async (method, path) => {
     const res = await deployedApi(method, path, method === "POST" ? {} : undefined, { token: null });
     expect(res.status).toBe(401);
