@@ -193,10 +193,12 @@ export class McpEdgeClient {
     try {
       while (!local.signal.aborted) {
         let response: Response | undefined;
+        // Outside the retry: a token function that fails is the caller's error, not a dropped connection.
+        const headers = await this.baseHeaders();
         try {
           response = await this.fetcher(`${this.baseUrl}${sessionPath(sessionId)}/events`, {
             method: "GET",
-            headers: { accept: "text/event-stream", ...(await this.baseHeaders()), ...(lastEventId !== undefined ? { "last-event-id": lastEventId } : {}) },
+            headers: { accept: "text/event-stream", ...headers, ...(lastEventId !== undefined ? { "last-event-id": lastEventId } : {}) },
             signal: local.signal,
           });
         } catch (error) {
