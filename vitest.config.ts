@@ -34,6 +34,11 @@ export default defineConfig({
               bindings: {
                 // Local peers live on loopback, which a deployment refuses.
                 ALLOW_PRIVATE_URLS: "true",
+                // Local dev: a request without a token acts as the principal "local" (every older test relies on it).
+                AUTH_MODE: "local-dev",
+                // A token is still checked: operators who can sign in, and a hosted backend's service token.
+                SIGN_IN_USERS: "alice:alice-password,bob:bob-password",
+                SERVICE_TOKENS: "backend:test-service-token",
                 BRIDGE_TOKENS: "local:test-bridge-token,someone-else:other-bridge-token",
                 // Deployment-defined servers, off unless a session switches them on.
                 MCP_SERVERS: JSON.stringify({
@@ -53,11 +58,13 @@ export default defineConfig({
         },
       },
       {
-        // The same Worker configured as a deployment: private and loopback URLs refused.
+        // The same Worker configured as a deployment: wrangler.toml's own vars (ALLOW_PRIVATE_URLS
+        // "false", no AUTH_MODE), plus the secrets a deployment sets with `wrangler secret put`.
+        // test/deployed/auth.test.ts also runs it without those secrets: it refuses to serve.
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
-            // wrangler.toml's own setting: ALLOW_PRIVATE_URLS = "false".
+            miniflare: { bindings: { SERVICE_TOKENS: "deployed-backend:deployed-service-token", SIGN_IN_USERS: "carol:carol-password" } },
           }),
         ],
         test: { name: "deployed", include: ["test/deployed/**/*.test.ts"], testTimeout: 30_000 },

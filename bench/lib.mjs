@@ -128,8 +128,8 @@ export function gatewayWorker(extra = {}, { name = "mcp-edge", script = GATEWAY_
     modulesRoot: dirname(script),
     ...COMPAT,
     durableObjects: { SESSIONS: { className: "SessionObject", useSQLite: true }, BRIDGES: { className: "BridgeHub", useSQLite: true } },
-    kvNamespaces: ["CATALOG"],
-    bindings: { ALLOW_PRIVATE_URLS: "true", MCP_SERVERS: "{}", BRIDGE_TOKENS: process.env.BRIDGE_TOKENS ?? "" },
+    kvNamespaces: ["CATALOG", "OAUTH_KV"],
+    bindings: { ALLOW_PRIVATE_URLS: "true", AUTH_MODE: "local-dev", MCP_SERVERS: "{}", BRIDGE_TOKENS: process.env.BRIDGE_TOKENS ?? "" },
     ...extra,
   };
 }

@@ -7,7 +7,7 @@ import { Agent, type Connection, type ConnectionContext } from "agents";
 import { messageOf } from "../src/core/errors.js";
 import type { Env } from "../src/env.js";
 import { Session } from "./session.js";
-import { sessionRoutes } from "./session-routes.js";
+import { ownedSessionRoutes } from "./session-routes.js";
 
 export class SessionObject extends Agent<Env> {
   private readonly session = new Session({
@@ -15,7 +15,7 @@ export class SessionObject extends Agent<Env> {
     env: this.env,
     waitUntil: (promise) => this.ctx.waitUntil(promise),
   });
-  private readonly routes = sessionRoutes(this.session);
+  private readonly routes = ownedSessionRoutes(this.session);
   /** Events go to every WebSocket subscriber (hibernated sockets included: the Agent lists them). */
   readonly stopBroadcasting = this.session.events.addSink((event) => {
     const text = JSON.stringify(event);

@@ -11,6 +11,8 @@ import { errorResponse, notFound, readJson } from "../src/http/errors.js";
 import type { Session } from "./session.js";
 
 export const SESSION_ID_HEADER = "x-mcp-edge-session-id";
+/** Who the request acts for; set by the Worker on every forwarded request, never taken from a caller. */
+export const PRINCIPAL_HEADER = "x-mcp-edge-principal";
 
 /**
  * Request bodies and queries are validated with the API's schemas (`src/api/schemas.ts`);
@@ -25,7 +27,9 @@ export function sessionRoutes(session: Session) {
   app.post("/", async (c) => {
     const id = c.req.header(SESSION_ID_HEADER);
     if (!id) throw new McpEdgeError("badRequest", "missing session id");
-    return c.json(await session.create(id, await readJson(c.req.raw, { optional: true })), 201);
+    const principal = c.req.header(PRINCIPAL_HEADER);
+    if (!principal) throw new McpEdgeError("internal", "request reached the session without a principal");
+    return c.json(await session.create(id, principal, await readJson(c.req.raw, { optional: true })), 201);
   });
   app.get("/", async (c) => c.json(await session.status()));
   app.delete("/", async (c) => {
@@ -91,4 +95,30 @@ export function sessionRoutes(session: Session) {
   });
   app.get("/instructions", async (c) => c.json(await session.instructions()));
   return app;
+}
+
+/**
+ * The session object's request handler: every route but creation first checks that the
+ * session exists and belongs to the request's principal (set by the Worker). Another
+ * principal's session answers exactly like a missing one (404: existence is not leaked),
+ * on every route, including ones added later.
+ */
+export function ownedSessionRoutes(session: Session) {
+  const routes = sessionRoutes(session);
+  return {
+    async fetch(request: Request): Promise<Response> {
+      if (!(request.method === "POST" && new URL(request.url).pathname === "/")) {
+        const principal = request.headers.get(PRINCIPAL_HEADER);
+        try {
+          if (!principal) throw new McpEdgeError("internal", "request reached the session without a principal");
+          await session.requireOwnedBy(principal);
+        } catch (error) {
+          // Drain the unread body first: answering while the Worker still streams it in fails that stream.
+          await request.arrayBuffer().catch(() => undefined);
+          return errorResponse(error);
+        }
+      }
+      return routes.fetch(request);
+    },
+  };
 }

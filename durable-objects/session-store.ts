@@ -1,5 +1,5 @@
 /**
- * What a session persists, and nothing more: its id, roots and, per server, the
+ * What a session persists, and nothing more: its id, owner (principal), roots and, per server, the
  * session's own config entry, last state and what a resume needs (upstream session id,
  * protocol version, capabilities, instructions) plus the catalog's identity and
  * fingerprint. Handlers and clients are memory-only and rebuilt after eviction.
@@ -36,6 +36,8 @@ const TurnSchema = z.object({
 
 export const PersistedSessionSchema = z.object({
   id: z.string(),
+  /** Who the session belongs to; records from before principals existed were all `local`'s. */
+  principal: z.string().default("local"),
   createdAt: z.number(),
   roots: z.array(z.string()),
   servers: z.record(z.string(), PersistedServerSchema),

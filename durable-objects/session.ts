@@ -29,7 +29,7 @@ import { parseOrThrow } from "../src/core/validation.js";
 import { hiddenFromListing, toolDecision, toolRules, type PermissionConfig } from "../src/core/permissions.js";
 import { mergeProviders, type Providers } from "../src/core/sampling/providers.js";
 import type { Env } from "../src/env.js";
-import { LOCAL_PRINCIPAL, readSettings, type DeploymentSettings } from "../src/env.js";
+import { readSettings, type DeploymentSettings } from "../src/env.js";
 import { ApprovalQueue, type ApprovalRecord, type ApprovalReply } from "./approvals.js";
 import { BridgeChannelTransport } from "./bridge-transport.js";
 import { readCatalog, writeCatalog } from "./catalog-cache.js";
@@ -210,13 +210,21 @@ export class Session {
     return this.session;
   }
 
-  async create(id: string, body: unknown): Promise<{ id: string; servers: Record<string, ServerStatus> }> {
+  /** The session, if it exists and belongs to `principal`; otherwise the same 404 as a missing one. */
+  async requireOwnedBy(principal: string): Promise<PersistedSession> {
+    await this.ensureLoaded();
+    if (!this.session || this.session.principal !== principal) throw new McpEdgeError("sessionNotFound", "session not found");
+    return this.session;
+  }
+
+  async create(id: string, principal: string, body: unknown): Promise<{ id: string; servers: Record<string, ServerStatus> }> {
     await this.ensureLoaded();
     if (this.session) throw new McpEdgeError("badRequest", "session already exists");
     const parsed = parseOrThrow(SessionBodySchema, body ?? {});
     const inputs = Object.entries(parsed.servers ?? {}).map(([name, raw]) => [name, this.parseSessionEntry(name, raw)] as const);
     this.session = {
       id,
+      principal,
       createdAt: Date.now(),
       roots: parsed.roots ?? [],
       servers: {},
@@ -288,12 +296,13 @@ export class Session {
   // ── Bridged (local) servers ──────────────────────────────────────────────
 
   /**
-   * The principal (user or service) the session belongs to: its bridges, OAuth
-   * credentials and approvals are that principal's. Every session is `local`'s until
-   * the API authenticates callers (issue 5).
+   * The principal (user or service) the session belongs to, recorded at creation: its
+   * bridges, OAuth credentials and approvals are that principal's. Only a loaded session
+   * has one (every route checks ownership first, so handlers always find it loaded).
    */
   get principal(): string {
-    return LOCAL_PRINCIPAL;
+    if (!this.session) throw new McpEdgeError("sessionNotFound", "session not found");
+    return this.session.principal;
   }
 
   private bridgeTransport(name: string, config: LocalServerConfig): BridgeChannelTransport | string {

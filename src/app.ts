@@ -1,17 +1,21 @@
 /**
- * The Worker's HTTP API: the web console page, the OpenAPI document, bridges, session creation, and
- * forwarding of everything under `/v1/sessions/:id` to that session's Durable Object.
- * Forwarding is the hot path of every tool call, so it skips the router: one regex, one
- * Request copy (which carries the caller's abort signal, so a caller that goes away
- * cancels the upstream call). Every route has an entry in `src/api/routes.ts`.
+ * The Worker's HTTP API: the web console page, health, the OpenAPI document, bridges, the sign-in page,
+ * session creation, and forwarding of everything under `/v1/sessions/:id` to that
+ * session's Durable Object. Forwarding is the hot path of every tool call, so it skips
+ * the router: one regex, one Request copy (which carries the caller's abort signal, so a
+ * caller that goes away cancels the upstream call). Every route has an entry in
+ * `src/api/routes.ts`. Who the caller is was settled before (src/auth/gate.ts): the
+ * principal arrives as an argument and travels to the session object in an internal
+ * header that the Worker always overwrites, so a caller can never choose it.
  */
 import { Hono } from "hono";
-import { SESSION_ID_HEADER } from "../durable-objects/session-routes.js";
+import { PRINCIPAL_HEADER, SESSION_ID_HEADER } from "../durable-objects/session-routes.js";
 import { openApiDocument } from "./api/openapi.js";
 import { BridgeConnectQuery, type OpenApiDocument } from "./api/schemas.js";
 import { McpEdgeError } from "./core/errors.js";
 import { BRIDGE_ID_HEADER } from "../durable-objects/bridge-hub.js";
-import { bridgePrincipal, LOCAL_PRINCIPAL, type Env } from "./env.js";
+import { registerAuthorize } from "./auth/authorize.js";
+import { bridgePrincipal, type Env } from "./env.js";
 import { serveConsole } from "./http/console.js";
 import { errorResponse, notFound, onError, routeNotFound } from "./http/errors.js";
 import { newSessionId, SESSION_ID_PATTERN } from "./http/ids.js";
@@ -21,9 +25,20 @@ export const VERSION = "0.1.0";
 /** `/v1/sessions/<id>` plus the rest of the path, for ids that we mint. */
 const SESSION_PATH = /^\/v1\/sessions\/([^/]+)(\/.*)?$/;
 
-function forward(env: Env, id: string, request: Request, url: URL, rest: string): Promise<Response> {
+function forward(env: Env, id: string, request: Request, url: URL, rest: string, principal: string): Promise<Response> {
   const target = `https://session${rest}${url.search}`;
-  return env.SESSIONS.getByName(id).fetch(new Request(target, request));
+  const copy = new Request(target, request);
+  copy.headers.set(PRINCIPAL_HEADER, principal);
+  return env.SESSIONS.getByName(id).fetch(copy);
+}
+
+/** The authenticated principal of each request the router handles (set by createApp's fetch). */
+const principals = new WeakMap<Request, string>();
+
+function requirePrincipal(request: Request): string {
+  const principal = principals.get(request);
+  if (principal === undefined) throw new McpEdgeError("unauthorized", "an access token is required (Authorization: Bearer …)");
+  return principal;
 }
 
 /** Built on first request, once per isolate. */
@@ -50,24 +65,32 @@ export function createRouter() {
     request.headers.set(BRIDGE_ID_HEADER, bridge);
     return c.env.BRIDGES.getByName(principal).fetch(request);
   });
-  app.get("/v1/bridges", async (c) => c.json({ bridges: await c.env.BRIDGES.getByName(LOCAL_PRINCIPAL).list() }));
+  app.get("/v1/bridges", async (c) => c.json({ bridges: await c.env.BRIDGES.getByName(requirePrincipal(c.req.raw)).list() }));
 
   app.post("/v1/sessions", (c) => {
+    const principal = requirePrincipal(c.req.raw);
     const id = newSessionId();
     const request = new Request("https://session/", c.req.raw);
     request.headers.set(SESSION_ID_HEADER, id);
+    request.headers.set(PRINCIPAL_HEADER, principal);
     return c.env.SESSIONS.getByName(id).fetch(request);
   });
+  registerAuthorize(app);
   return app;
 }
 
 export function createApp() {
   const router = createRouter();
   return {
-    fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
+    /** `principal`: who the request acts for, or undefined on public routes (src/auth/gate.ts decides). */
+    fetch(request: Request, env: Env, ctx: ExecutionContext, principal: string | undefined): Response | Promise<Response> {
       const url = new URL(request.url);
       const match = SESSION_PATH.exec(url.pathname);
-      if (!match) return router.fetch(request, env, ctx);
+      if (!match) {
+        if (principal !== undefined) principals.set(request, principal);
+        return router.fetch(request, env, ctx);
+      }
+      if (principal === undefined) return errorResponse(new McpEdgeError("unauthorized", "an access token is required (Authorization: Bearer …)"));
       const [, id, rest = "/"] = match;
       if (!SESSION_ID_PATTERN.test(id!)) return errorResponse(new McpEdgeError("sessionNotFound", "session not found"));
       if (rest === "/" && request.method === "POST") return routeNotFound(request.method, request.url);
@@ -77,7 +100,7 @@ export function createApp() {
         copy.headers.delete(SESSION_ID_HEADER);
         request = copy;
       }
-      return forward(env, id!, request, url, rest).catch((error: unknown) => errorResponse(error));
+      return forward(env, id!, request, url, rest, principal).catch((error: unknown) => errorResponse(error));
     },
   };
 }

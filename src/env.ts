@@ -3,9 +3,13 @@
  */
 import type { BridgeHub } from "../durable-objects/bridge-hub.js";
 import type { SessionObject } from "../durable-objects/session-object.js";
+import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { parseDeploymentServers, type ServerConfigInput } from "./core/config.js";
 import { DEFAULT_SEARCH_THRESHOLD } from "./core/discovery/mode.js";
 import { parseDeploymentProviders, type Providers } from "./core/sampling/providers.js";
+import { LOCAL_PRINCIPAL, matchCredential, parseCredentialPairs } from "./core/principal.js";
+
+export { LOCAL_PRINCIPAL };
 
 export interface Env {
   SESSIONS: DurableObjectNamespace<SessionObject>;
@@ -32,31 +36,24 @@ export interface Env {
   APPROVAL_TIMEOUT_MS?: string;
   /** Heartbeat cadence (ms) of long samplings that carry a progress token (default 15000). */
   SAMPLING_HEARTBEAT_MS?: string;
+  /**
+   * `local-dev` (only the local dev config sets it): a request without a token acts as
+   * the principal `local`. Unset (or `oauth`): every API request needs an access token.
+   */
+  AUTH_MODE?: string;
+  /** Operators who can sign in at /oauth/authorize: `principal:password,…` (a secret). */
+  SIGN_IN_USERS?: string;
+  /** Long-lived tokens of service principals (hosted backends): `principal:token,…` (a secret). */
+  SERVICE_TOKENS?: string;
+  /** The OAuth provider's grants, tokens and clients (hashed; props encrypted). */
+  OAUTH_KV: KVNamespace;
+  /** Set by the OAuth provider before it calls our handlers. */
+  OAUTH_PROVIDER?: OAuthHelpers;
 }
-
-/** The principal of every session until the API authenticates its callers (the OAuth issue). */
-export const LOCAL_PRINCIPAL = "local";
 
 /** Which principal a bridge token belongs to, if any. Tokens are compared in constant time. */
 export function bridgePrincipal(env: Env, token: string | undefined): string | undefined {
-  if (!token) return undefined;
-  let found: string | undefined;
-  for (const pair of (env.BRIDGE_TOKENS ?? "").split(",")) {
-    const at = pair.indexOf(":");
-    if (at <= 0) continue;
-    const principal = pair.slice(0, at).trim();
-    const expected = pair.slice(at + 1).trim();
-    if (expected && timingSafeEqual(expected, token)) found = principal;
-  }
-  return found;
-}
-
-function timingSafeEqual(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
-  return diff === 0;
+  return matchCredential(parseCredentialPairs(env.BRIDGE_TOKENS), token);
 }
 
 export interface DeploymentSettings {

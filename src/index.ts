@@ -1,16 +1,17 @@
 /**
- * mcp-edge Worker entry: the HTTP API and the session Durable Object class.
+ * mcp-edge Worker entry: the HTTP API behind its authentication gate, and the Durable Object classes.
  */
 import { createApp } from "./app.js";
+import { createGate } from "./auth/gate.js";
 import type { Env } from "./env.js";
 
 export { BridgeHub } from "../durable-objects/bridge-hub.js";
 export { SessionObject } from "../durable-objects/session-object.js";
 
-const app = createApp();
+const gate = createGate(createApp());
 
 export default {
   fetch(request, env, ctx) {
-    return app.fetch(request, env, ctx);
+    return gate.fetch(request, env, ctx);
   },
 } satisfies ExportedHandler<Env>;

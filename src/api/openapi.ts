@@ -6,7 +6,7 @@
  * `GET /v1/openapi.json`.
  */
 import { z } from "zod";
-import { pathParameters, ROUTES, type RouteEntry } from "./routes.js";
+import { pathParameters, ROUTES, type RouteAuth, type RouteEntry } from "./routes.js";
 import * as S from "./schemas.js";
 
 export const OPENAPI_VERSION = "3.1.0";
@@ -17,12 +17,35 @@ type JsonObject = Record<string, unknown>;
 
 const STATUS_TEXT: Record<number, string> = {
   400: "Bad request (badRequest, invalidConfig, unknownKeys)",
-  401: "Unauthorized",
+  401: "Unauthorized: no, bad, expired or revoked token (code unauthorized; WWW-Authenticate: Bearer …)",
   404: "Not found (notFound, sessionNotFound, serverNotFound, toolNotFound)",
   499: "Cancelled: the caller went away",
   500: "Internal error",
   502: "Upstream server unavailable or failing (serverUnavailable, upstreamError)",
+  503: "Authentication is not configured on this deployment (authNotConfigured)",
   504: "Upstream timeout",
+};
+
+/** Security requirements by what a route needs (schemes in {@link SECURITY_SCHEMES}). */
+const SECURITY: Record<RouteAuth, JsonObject[]> = {
+  token: [{ bearer: [] }, { oauth2: [] }],
+  bridgeToken: [{ bridgeToken: [] }],
+  none: [],
+};
+
+const SECURITY_SCHEMES: Record<string, JsonObject> = {
+  bearer: {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "An access token of mcp-edge's own OAuth provider, or a service token from SERVICE_TOKENS. Under the local dev config (AUTH_MODE=local-dev) a request without a token acts as the principal `local`.",
+  },
+  oauth2: {
+    type: "oauth2",
+    description: "Authorization code with PKCE (S256); clients register at /oauth/register (RFC 7591).",
+    flows: { authorizationCode: { authorizationUrl: "/oauth/authorize", tokenUrl: "/oauth/token", refreshUrl: "/oauth/token", scopes: {} } },
+  },
+  bridgeToken: { type: "http", scheme: "bearer", description: "A bridge token from BRIDGE_TOKENS (`principal:token` pairs)." },
 };
 
 const PATH_PARAMETER_TEXT: Record<string, string> = {
@@ -105,13 +128,25 @@ function operation(route: RouteEntry, names: Map<z.ZodType, string>): JsonObject
       ...(route.response.schema ? { content: json(ref(names, route.response.schema)) } : {}),
     },
   };
-  for (const status of route.errors) {
+  const auth = route.auth ?? "token";
+  // Every token-protected route can answer 401, and 503 when a deployment has no authentication configured.
+  const errors = auth === "token" ? [...new Set([...route.errors, 401, 503])].sort((a, b) => a - b) : route.errors;
+  for (const status of errors) {
     responses[status] = { description: STATUS_TEXT[status] ?? "Error", content: json(ref(names, S.ErrorBody)) };
   }
   return {
     operationId: route.operationId,
     summary: route.summary,
-    tags: [route.served === "session" ? "sessions" : route.path.startsWith("/v1/bridges") ? "bridges" : "service"],
+    tags: [
+      route.served === "session"
+        ? "sessions"
+        : route.path.startsWith("/v1/bridges")
+          ? "bridges"
+          : route.served === "provider" || route.path.startsWith("/oauth/")
+            ? "auth"
+            : "service",
+    ],
+    security: SECURITY[auth],
     ...(parameters.length ? { parameters } : {}),
     ...(route.body ? { requestBody: { required: !route.bodyOptional, content: json(ref(names, route.body)) } } : {}),
     responses,
@@ -139,9 +174,10 @@ export function openApiDocument(options: OpenApiOptions): S.OpenApiDocument {
     tags: [
       { name: "sessions", description: "A session, its servers, tools, resources and prompts" },
       { name: "bridges", description: "Local stdio servers through mcp-edge-bridge" },
+      { name: "auth", description: "mcp-edge's own OAuth authorization server (sign-in, tokens, client registration, metadata)" },
       { name: "service", description: "Health and this document" },
     ],
     paths,
-    components: { schemas: components(names) },
+    components: { schemas: components(names), securitySchemes: SECURITY_SCHEMES },
   };
 }

@@ -9,8 +9,17 @@ import * as S from "./schemas.js";
 
 export type Method = "get" | "post" | "put" | "delete";
 
-/** Which Hono app serves a route: the Worker's router, or the session's (behind `/v1/sessions/{id}`). */
-export type Served = "worker" | "session";
+/**
+ * Which app serves a route: the Worker's router, the session's (behind `/v1/sessions/{id}`),
+ * or the OAuth provider library itself (its metadata, token and registration endpoints).
+ */
+export type Served = "worker" | "session" | "provider";
+
+/**
+ * What a route needs: an access token (mcp-edge's own OAuth token or a service token; in
+ * local dev none means the principal `local`), a bridge token, or nothing.
+ */
+export type RouteAuth = "token" | "bridgeToken" | "none";
 
 export interface RouteEntry {
   method: Method;
@@ -19,6 +28,8 @@ export interface RouteEntry {
   operationId: string;
   summary: string;
   served: Served;
+  /** Default `token`. */
+  auth?: RouteAuth;
   /** The query object (its properties become query parameters). */
   query?: z.ZodObject;
   body?: z.ZodType;
@@ -57,6 +68,7 @@ export const ROUTES: readonly RouteEntry[] = [
     operationId: "health",
     summary: "Liveness and version",
     served: "worker",
+    auth: "none",
     response: { status: 200, description: "Alive", schema: S.Health },
     errors: [],
   },
@@ -66,6 +78,7 @@ export const ROUTES: readonly RouteEntry[] = [
     operationId: "openApi",
     summary: "This API as an OpenAPI 3.1 document",
     served: "worker",
+    auth: "none",
     response: { status: 200, description: "The document", schema: S.OpenApiDocument },
     errors: [],
   },
@@ -84,6 +97,7 @@ export const ROUTES: readonly RouteEntry[] = [
     operationId: "connectBridge",
     summary: "A bridge dials in: WebSocket upgrade with `Authorization: Bearer <bridge token>` and `?bridge=<id>`",
     served: "worker",
+    auth: "bridgeToken",
     query: S.BridgeConnectQuery,
     response: { status: 101, description: "Switching to the bridge's WebSocket (wire protocol v1)" },
     errors: [400, 401],
@@ -287,6 +301,68 @@ export const ROUTES: readonly RouteEntry[] = [
     served: "session",
     response: { status: 200, description: "The instructions", schema: S.Instructions },
     errors: SESSION_ERRORS,
+  },
+  {
+    method: "get",
+    path: "/oauth/authorize",
+    operationId: "authorize",
+    summary:
+      "OAuth authorization endpoint (code + PKCE S256): the provider validates the request, then the sign-in page (an HTML form: principal and password from SIGN_IN_USERS)",
+    served: "worker",
+    auth: "none",
+    response: { status: 200, description: "The sign-in page (text/html); a request it may not answer to the client is a 400, else a redirect with error=" },
+    errors: [400, 503],
+  },
+  {
+    method: "post",
+    path: "/oauth/authorize",
+    operationId: "authorizeSignIn",
+    summary:
+      "The sign-in form (application/x-www-form-urlencoded: principal, password, decision=allow|deny), posted to the same URL and query as the GET",
+    served: "worker",
+    auth: "none",
+    response: { status: 302, description: "Back to the client's redirect_uri with code, state and iss (or error=access_denied); a failed sign-in is the page again with 401" },
+    errors: [400, 401, 503],
+  },
+  {
+    method: "post",
+    path: "/oauth/token",
+    operationId: "token",
+    summary: "OAuth token endpoint (authorization_code with code_verifier, refresh_token) and revocation (RFC 7009); form-encoded, RFC 6749 answers",
+    served: "provider",
+    auth: "none",
+    response: { status: 200, description: "{access_token, token_type, expires_in, refresh_token, scope, resource}" },
+    errors: [400, 401],
+  },
+  {
+    method: "post",
+    path: "/oauth/register",
+    operationId: "registerClient",
+    summary: "OAuth dynamic client registration (RFC 7591): JSON client metadata with redirect_uris",
+    served: "provider",
+    auth: "none",
+    response: { status: 201, description: "The registered client (client_id, and client_secret unless token_endpoint_auth_method is none)" },
+    errors: [400],
+  },
+  {
+    method: "get",
+    path: "/.well-known/oauth-authorization-server",
+    operationId: "authorizationServerMetadata",
+    summary: "OAuth authorization server metadata (RFC 8414)",
+    served: "provider",
+    auth: "none",
+    response: { status: 200, description: "issuer, authorization_endpoint, token_endpoint, registration_endpoint, code_challenge_methods_supported, …" },
+    errors: [],
+  },
+  {
+    method: "get",
+    path: "/.well-known/oauth-protected-resource/v1",
+    operationId: "protectedResourceMetadata",
+    summary: "OAuth protected resource metadata (RFC 9728) of the API (`<origin>/v1`), named by every 401's WWW-Authenticate",
+    served: "provider",
+    auth: "none",
+    response: { status: 200, description: "resource, authorization_servers, bearer_methods_supported" },
+    errors: [],
   },
 ];
 

@@ -50,6 +50,13 @@ export interface McpEdgeClientOptions {
   fetch?: FetchLike;
   /** Sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * An access token: one from mcp-edge's own OAuth provider, or a service token
+   * (`SERVICE_TOKENS`). Sent as `Authorization: Bearer …`. A function is asked before
+   * every request, so it can hand out a refreshed token. Without one, a deployment
+   * answers 401 (local dev acts as the principal `local`).
+   */
+  token?: string | (() => string | Promise<string>);
 }
 
 export interface RequestOptions {
@@ -96,11 +103,19 @@ export class McpEdgeClient {
   private readonly baseUrl: string;
   private readonly fetcher: FetchLike;
   private readonly headers: Record<string, string>;
+  private readonly token: McpEdgeClientOptions["token"];
 
   constructor(options: McpEdgeClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.fetcher = options.fetch ?? ((input, init) => fetch(input, init));
     this.headers = options.headers ?? {};
+    this.token = options.token;
+  }
+
+  /** The configured headers plus `Authorization` when there is a token. */
+  private async baseHeaders(): Promise<Record<string, string>> {
+    const token = typeof this.token === "function" ? await this.token() : this.token;
+    return token ? { ...this.headers, authorization: `Bearer ${token}` } : { ...this.headers };
   }
 
   // ── Service ──────────────────────────────────────────────────────────────
@@ -181,10 +196,12 @@ export class McpEdgeClient {
     try {
       while (!local.signal.aborted) {
         let response: Response | undefined;
+        // Outside the retry: a token function that fails is the caller's error, not a dropped connection.
+        const headers = await this.baseHeaders();
         try {
           response = await this.fetcher(`${this.baseUrl}${sessionPath(sessionId)}/events`, {
             method: "GET",
-            headers: { accept: "text/event-stream", ...this.headers, ...(lastEventId !== undefined ? { "last-event-id": lastEventId } : {}) },
+            headers: { accept: "text/event-stream", ...headers, ...(lastEventId !== undefined ? { "last-event-id": lastEventId } : {}) },
             signal: local.signal,
           });
         } catch (error) {
@@ -279,7 +296,7 @@ export class McpEdgeClient {
 
   /** One request: JSON in, JSON out (nothing for 204); anything but 2xx throws McpEdgeApiError. */
   private async send<T>(call: Call): Promise<T> {
-    const headers: Record<string, string> = { accept: "application/json", ...this.headers };
+    const headers: Record<string, string> = { accept: "application/json", ...(await this.baseHeaders()) };
     if (call.body !== undefined) headers["content-type"] = "application/json";
     const response = await this.fetcher(`${this.baseUrl}${call.path}${queryString(call.query)}`, {
       method: call.method,

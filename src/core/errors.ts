@@ -19,6 +19,7 @@ export const ErrorCodes = {
   timeout: 504,
   cancelled: 499,
   internal: 500,
+  authNotConfigured: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;

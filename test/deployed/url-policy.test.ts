@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api } from "../worker/helpers.js";
+import { deployedApi as api } from "./helpers.js";
 
 describe("a deployed Worker refuses private addresses (SSRF)", () => {
   it.each([

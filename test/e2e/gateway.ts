@@ -34,10 +34,10 @@ export async function startGateway(script: string, bindings: Record<string, stri
     compatibilityDate: "2026-11-01",
     compatibilityFlags: ["nodejs_compat", "enable_request_signal"],
     durableObjects: { SESSIONS: { className: "SessionObject", useSQLite: true }, BRIDGES: { className: "BridgeHub", useSQLite: true } },
-    kvNamespaces: ["CATALOG"],
+    kvNamespaces: ["CATALOG", "OAUTH_KV"],
     // The web console's files, as wrangler.toml's [assets] serves them (the dry-run bundle leaves them out).
     assets: { directory: `${root}console`, binding: "ASSETS", routerConfig: { has_user_worker: true }, run_worker_first: ["/"] },
-    bindings: { ALLOW_PRIVATE_URLS: "true", MCP_SERVERS: "{}", ...bindings },
+    bindings: { ALLOW_PRIVATE_URLS: "true", AUTH_MODE: "local-dev", MCP_SERVERS: "{}", ...bindings },
   }));
   const url = await mf.ready;
   return { url: url.origin, stop: () => mf.dispose() };

@@ -28,6 +28,7 @@ describe("McpEdgeError", () => {
       timeout: 504,
       cancelled: 499,
       internal: 500,
+      authNotConfigured: 503,
     };
     expect(ErrorCodes).toEqual(expected);
     for (const code of Object.keys(expected) as ErrorCode[]) expect(new McpEdgeError(code, "m").status).toBe(expected[code]);
