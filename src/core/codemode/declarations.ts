@@ -271,17 +271,23 @@ function objectType(schema: Schema, ctx: Context, depth: number, indent: string)
   if (kept.length === 0) return rest === undefined ? (additional === false ? "Record<string, never>" : "Record<string, unknown>") : `Record<string, ${rest}>`;
 
   const inner = `${indent}  `;
-  const lines: string[] = [];
+  const members: Array<{ doc: string; text: string }> = [];
   for (const name of kept) {
     const prop = Object.hasOwn(properties, name) ? properties[name] : undefined;
     const type = render(prop, ctx, depth + 1, inner);
     const doc = isRecord(prop) ? propertyDoc(prop, ctx.options.maxPropertyDescriptionChars) : [];
-    lines.push(`${jsDoc(doc, inner)}${inner}${propertyKey(name)}${required.has(name) ? "" : "?"}: ${type};`);
+    members.push({ doc: jsDoc(doc, inner), text: `${propertyKey(name)}${required.has(name) ? "" : "?"}: ${type};` });
   }
   // Declared properties must fit an index signature, so extra keys of another type widen it to unknown.
-  if (rest !== undefined) lines.push(`${inner}[key: string]: unknown;`);
-  return `{\n${lines.join("\n")}\n${indent}}`;
+  if (rest !== undefined) members.push({ doc: "", text: "[key: string]: unknown;" });
+  // Small undocumented objects stay on one line (tokens are the model's context).
+  const oneLine = `{ ${members.map((m) => m.text).join(" ")} }`;
+  if (members.every((m) => !m.doc && !m.text.includes("\n")) && oneLine.length <= INLINE_OBJECT_CHARS) return oneLine;
+  return `{\n${members.map((m) => `${m.doc}${inner}${m.text}`).join("\n")}\n${indent}}`;
 }
+
+/** Longest object type kept on one line. */
+const INLINE_OBJECT_CHARS = 80;
 
 function propertyDoc(prop: Schema, max: number): string[] {
   const lines: string[] = [];
