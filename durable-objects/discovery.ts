@@ -37,6 +37,14 @@ export interface SearchResult {
   score: number;
 }
 
+/** One hit of `search(query, limit?)` inside the code-mode sandbox: with the input schema a script needs to call the tool. */
+export interface ScriptSearchResult {
+  name: string;
+  server: string;
+  description: string;
+  inputSchema?: Record<string, unknown>;
+}
+
 export interface DormantServer {
   name: string;
   status: ServerStatus["status"];
@@ -147,6 +155,19 @@ export class Discovery {
     const turn = loadHits(current, results.map((r) => r.name), catalog.fingerprint);
     await this.host.saveTurn(turn);
     return { results, loaded: turn.loaded };
+  }
+
+  /**
+   * `search(query, limit?)` for code-mode scripts (the sandbox calls this): the same
+   * ranking as search_tools, with each tool's input schema; no turn, so nothing is loaded.
+   */
+  async searchForScript(query: string, limit = SEARCH_DEFAULT_LIMIT): Promise<ScriptSearchResult[]> {
+    const { results } = await this.search(query, limit);
+    const catalog = await this.host.catalog();
+    return results.map(({ name, server, description }) => {
+      const inputSchema = catalog.byName.get(name)?.inputSchema;
+      return { name, server, description, ...(inputSchema ? { inputSchema } : {}) };
+    });
   }
 
   /**
