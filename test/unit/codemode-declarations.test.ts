@@ -90,6 +90,8 @@ describe("schemaToType", () => {
   it("descriptions and defaults become JSDoc, with comment terminators and newlines made safe", () => {
     const type = schemaToType({ type: "object", properties: { path: { type: "string", description: "A path */ evil()\nsecond line", default: "/tmp" } } });
     expect(type).toBe(["{", "  /**", "   * A path *\\/ evil()", "   * second line", '   * @default "/tmp"', "   */", "  path?: string;", "}"].join("\n"));
+    // A markdown fence in a description cannot close the code block the declarations are shown in.
+    expect(schemaToType({ properties: { a: { description: "see ```js\ncode``` here" } } })).not.toContain("```");
   });
 
   it("property names that are not identifiers are quoted", () => {

@@ -70,12 +70,16 @@ export function toolAccess(name: string): string {
   return IDENTIFIER.test(name) ? `tools.${name}` : `tools[${JSON.stringify(name)}]`;
 }
 
-/** Text safe inside a JSDoc block: no comment terminator, one line per line, cut to `max`. */
+/**
+ * Text safe inside a JSDoc block: no comment terminator, one line per line, cut to `max`.
+ * Backtick fences are broken up too: the declarations sit inside a markdown code block.
+ */
 function docLines(text: string, max: number): string[] {
   let flat = text.replace(/\r\n?/g, "\n").trim();
   if (flat.length > max) flat = `${flat.slice(0, max - 1).trimEnd()}…`;
   return flat
     .replace(/\*\//g, "*\\/")
+    .replace(/`{3,}/g, (fence) => fence.split("").join("\u200b"))
     .split("\n")
     .map((line) => line.trimEnd());
 }
