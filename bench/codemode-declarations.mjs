@@ -2,7 +2,9 @@
  * Code mode's declarations, measured: what the model is handed (tokens with a real
  * tokenizer, gpt-tokenizer's o200k_base) as plain tool definitions vs the one `execute`
  * tool, for real servers (server-everything and server-filesystem, listed live over
- * stdio) and for the 2,375-tool ETOM catalog; the generator's time; and whether the
+ * stdio) and for the 2,375-tool ETOM catalog; the generator's time, and what a listing
+ * costs a session (declarations bounded to the largest budget once per catalog, then
+ * the execute tool per window); and whether the
  * declarations of the whole large catalog compile (tsgo). The production modules
  * (src/core) are bundled with esbuild and imported as is. Plain Node:
  *
@@ -26,7 +28,7 @@ async function loadCore() {
   const entry = `
     export { buildCatalog, toCachedTool } from "./src/core/catalog.ts";
     export { codeModeDeclarations } from "./src/core/codemode/declarations.ts";
-    export { executeTool } from "./src/core/codemode/execute-tool.ts";`;
+    export { declarationsForBudget, executeTool } from "./src/core/codemode/execute-tool.ts";`;
   const result = await build({ stdin: { contents: entry, resolveDir: root, loader: "ts" }, bundle: true, format: "esm", platform: "node", write: false, logLevel: "silent" });
   return import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].text).toString("base64")}`);
 }
@@ -95,11 +97,28 @@ if (existsSync(ETOM)) {
     declarations = core.codeModeDeclarations(catalog.tools);
     times.push(performance.now() - started);
   }
+  const bounded = [];
+  const perWindow = [];
+  for (let i = 0; i < RUNS; i++) {
+    let started = performance.now();
+    const once = core.declarationsForBudget(catalog.tools);
+    bounded.push(performance.now() - started);
+    started = performance.now();
+    core.executeTool(catalog.tools, { contextWindow: 128_000, usedTokens: 1_000 * i }, once);
+    perWindow.push(performance.now() - started);
+  }
   const check = typechecks(declarations);
   const execute128k = core.executeTool(catalog.tools, { contextWindow: 128_000 });
   rows.push({ catalog: "ETOM (all declared)", tools: catalog.tools.length, style: "declarations", definitions: definitionsTokens(catalog.tools), execute: countTokens(declarations) });
   rows.push({ catalog: "ETOM, execute tool at 128k", tools: catalog.tools.length, style: execute128k.style, definitions: definitionsTokens(catalog.tools), execute: executeTokens(execute128k.tool) });
-  large = { medianMs: median(times), bestMs: Math.min(...times), chars: declarations.length, typecheck: check };
+  large = {
+    medianMs: median(times),
+    bestMs: Math.min(...times),
+    chars: declarations.length,
+    typecheck: check,
+    boundedMedianMs: median(bounded),
+    perWindowMedianMs: median(perWindow),
+  };
 }
 
 console.log("| catalog | tools | execute style | tool definitions (tokens) | execute / declarations (tokens) | ratio |");
@@ -109,6 +128,10 @@ if (large) {
   console.log(
     `\ngenerator, ${rows[1].tools} tools: median ${large.medianMs.toFixed(1)} ms (best ${large.bestMs.toFixed(1)}) over ${RUNS} runs, ${large.chars.toLocaleString("en")} characters; ` +
       `tsc --noEmit on them: ${large.typecheck.ok ? "compiles" : `${large.typecheck.errors} errors`} in ${Math.round(large.typecheck.ms)} ms`,
+  );
+  console.log(
+    `a session listing it in code mode: declarations bounded to the largest budget, once per catalog: median ${large.boundedMedianMs.toFixed(2)} ms; ` +
+      `then the execute tool per window: median ${large.perWindowMedianMs.toFixed(2)} ms`,
   );
 }
 console.log(JSON.stringify({ rows, large }));

@@ -15,7 +15,7 @@ import { estimateToolsTokens } from "../src/core/discovery/tokens.js";
 import { loadedTools, loadHits, startTurn, type TurnState } from "../src/core/discovery/turns.js";
 import type { ServerStatus } from "../src/core/connection-state.js";
 import { execOutputText, type ExecOutcome } from "../src/core/codemode/exec-output.js";
-import { EXECUTE_TOOL_NAME, ExecuteArguments, executeTool } from "../src/core/codemode/execute-tool.js";
+import { declarationsForBudget, EXECUTE_TOOL_NAME, ExecuteArguments, executeTool } from "../src/core/codemode/execute-tool.js";
 import { McpEdgeError, messageOf } from "../src/core/errors.js";
 import type { NormalizedResult } from "../src/core/normalize.js";
 import { buildSearchIndex, deserializeSearchIndex, searchIndex, serializeSearchIndex, type SearchIndex } from "../src/core/search/index.js";
@@ -78,7 +78,8 @@ const SEARCH_INDEX_TTL_SECONDS = 24 * 3600;
 export class Discovery {
   private index: { fingerprint: string; index: SearchIndex } | undefined;
   private fullTokens: { fingerprint: string; tokens: number } | undefined;
-  private execute: { key: string; tool: ApiTool } | undefined;
+  /** Code mode's declarations for the current catalog (null: too long for any budget). */
+  private declarations: { fingerprint: string; text: string | null } | undefined;
   private warned = new Set<string>();
 
   constructor(private readonly host: DiscoveryHost) {}
@@ -202,14 +203,13 @@ export class Discovery {
     return { output: text, attachments: [], metadata: {}, isError };
   }
 
-  /** The `execute` tool for this catalog and window (one kept: the same listing is asked for on every step). */
+  /** The `execute` tool for this catalog and window; the declarations are generated once per catalog (the window changes every step). */
   private executeToolFor(catalog: Catalog, window: CatalogWindow): ApiTool {
-    const key = `${catalog.fingerprint}:${window.contextWindow ?? ""}:${window.usedTokens ?? ""}`;
-    if (this.execute?.key === key) return this.execute.tool;
-    const { tool } = executeTool(catalog.tools, window);
-    const api: ApiTool = { name: tool.name, server: META_SERVER, tool: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema };
-    this.execute = { key, tool: api };
-    return api;
+    if (this.declarations?.fingerprint !== catalog.fingerprint) {
+      this.declarations = { fingerprint: catalog.fingerprint, text: declarationsForBudget(catalog.tools) };
+    }
+    const { tool } = executeTool(catalog.tools, window, this.declarations.text);
+    return { name: tool.name, server: META_SERVER, tool: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema };
   }
 
   isMetaTool(name: string): name is MetaToolName {

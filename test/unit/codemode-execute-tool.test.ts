@@ -4,9 +4,9 @@
  * outcome becomes for the model.
  */
 import { describe, expect, it } from "vitest";
-import type { DeclaredTool } from "../../src/core/codemode/declarations.js";
+import { boundedDeclarations, codeModeDeclarations, type DeclaredTool } from "../../src/core/codemode/declarations.js";
 import { execOutputText } from "../../src/core/codemode/exec-output.js";
-import { EXECUTE_INPUT_SCHEMA, EXECUTE_TOOL_NAME, ExecuteArguments, executeTool } from "../../src/core/codemode/execute-tool.js";
+import { declarationsForBudget, EXECUTE_INPUT_SCHEMA, EXECUTE_TOOL_NAME, ExecuteArguments, executeTool, MAX_DECLARATION_CHARS } from "../../src/core/codemode/execute-tool.js";
 import { catalogBudget } from "../../src/core/discovery/catalog-text.js";
 import { estimateToolTokens } from "../../src/core/discovery/tokens.js";
 
@@ -61,6 +61,19 @@ describe("executeTool", () => {
       expect(budget).toBe(catalogBudget(window));
       expect(estimateToolTokens(tool)).toBeLessThanOrEqual(budget);
     }
+  });
+
+  it("declarations too long for any budget are not rendered in full; shorter ones are the same text", () => {
+    const small = catalog(12);
+    expect(boundedDeclarations(small, 1_000_000)).toBe(codeModeDeclarations(small));
+    expect(boundedDeclarations(small, 500)).toBeUndefined();
+    const big = catalog(2000);
+    expect(codeModeDeclarations(big).length).toBeGreaterThan(MAX_DECLARATION_CHARS);
+    expect(declarationsForBudget(big)).toBeNull();
+    // Precomputed declarations are reused as they are: the window only picks the style.
+    const declarations = declarationsForBudget(small);
+    expect(executeTool(small, {}, declarations)).toEqual(executeTool(small));
+    expect(executeTool(small, {}, null).style).toBe("names");
   });
 
   it("arguments: a script, and an optional whole-number timeout; nothing else", () => {

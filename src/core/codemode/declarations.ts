@@ -374,10 +374,19 @@ export function groupByServer<T extends { server: string }>(tools: readonly T[])
  * The declaration of the `tools` object: one typed method per tool, in sections per
  * server. A script file (no imports or exports), so its names are global.
  */
-export function toolsDeclaration(tools: readonly DeclaredTool[], options: DeclarationOptions = {}): string {
+export function toolsDeclaration(tools: readonly DeclaredTool[], options: DeclarationOptions = {}, maxChars = Infinity): string | undefined {
   const sections: string[] = [];
+  let size = 0;
   for (const [server, group] of groupByServer(tools)) {
-    sections.push([serverHeading(server, group.length), ...group.map((tool) => toolSignature(tool, options))].join("\n"));
+    const lines = [serverHeading(server, group.length)];
+    for (const tool of group) {
+      const signature = toolSignature(tool, options);
+      size += signature.length + 1;
+      // Stop as soon as it cannot fit: a large catalog is not rendered in full only to be dropped.
+      if (size > maxChars) return undefined;
+      lines.push(signature);
+    }
+    sections.push(lines.join("\n"));
   }
   return `declare const tools: {\n${sections.join("\n\n")}${sections.length ? "\n" : ""}};`;
 }
@@ -392,5 +401,11 @@ declare function search(query: string, limit?: number): Promise<Array<{ name: st
 
 /** The full declarations: the sandbox globals and the typed `tools` object. */
 export function codeModeDeclarations(tools: readonly DeclaredTool[], options: DeclarationOptions = {}): string {
-  return `${SANDBOX_GLOBALS}\n${toolsDeclaration(tools, options)}\n`;
+  return `${SANDBOX_GLOBALS}\n${toolsDeclaration(tools, options)!}\n`;
+}
+
+/** The same, or undefined as soon as the tool declarations pass `maxChars` (they could not fit a budget). */
+export function boundedDeclarations(tools: readonly DeclaredTool[], maxChars: number, options: DeclarationOptions = {}): string | undefined {
+  const declared = toolsDeclaration(tools, options, maxChars);
+  return declared === undefined ? undefined : `${SANDBOX_GLOBALS}\n${declared}\n`;
 }

@@ -9,9 +9,9 @@
  */
 import { z } from "zod";
 import type { CachedTool } from "../catalog.js";
-import { catalogBudget, DESCRIPTIONS_BELOW_CONTEXT_USE, type CatalogWindow } from "../discovery/catalog-text.js";
-import { estimateTokens, estimateToolTokens } from "../discovery/tokens.js";
-import { codeModeDeclarations, groupByServer, SANDBOX_GLOBALS, type DeclarationOptions, type DeclaredTool } from "./declarations.js";
+import { catalogBudget, DESCRIPTIONS_BELOW_CONTEXT_USE, MAX_CATALOG_TOKENS, type CatalogWindow } from "../discovery/catalog-text.js";
+import { CHARS_PER_TOKEN, estimateTokens, estimateToolTokens } from "../discovery/tokens.js";
+import { boundedDeclarations, codeModeDeclarations, groupByServer, SANDBOX_GLOBALS, type DeclarationOptions, type DeclaredTool } from "./declarations.js";
 
 export const EXECUTE_TOOL_NAME = "execute";
 
@@ -61,8 +61,19 @@ function definition(description: string): CachedTool {
   return { name: EXECUTE_TOOL_NAME, description, inputSchema: EXECUTE_INPUT_SCHEMA };
 }
 
-function withDeclarations(tools: readonly DeclaredTool[], options: DeclarationOptions): string {
-  return `${EXECUTE_USAGE}\n\n${UNTRUSTED_DECLARATIONS}\n\`\`\`ts\n${codeModeDeclarations(tools, options)}\`\`\``;
+/** Declarations longer than this never fit: the largest budget is MAX_CATALOG_TOKENS. */
+export const MAX_DECLARATION_CHARS = MAX_CATALOG_TOKENS * CHARS_PER_TOKEN;
+
+/**
+ * The declarations that could fit some window, or null when they are too long for every
+ * budget. Depends on the catalog only, so a session computes it once per catalog.
+ */
+export function declarationsForBudget(tools: readonly DeclaredTool[], options: DeclarationOptions = {}): string | null {
+  return boundedDeclarations(tools, MAX_DECLARATION_CHARS, options) ?? null;
+}
+
+function withDeclarations(declarations: string): string {
+  return `${EXECUTE_USAGE}\n\n${UNTRUSTED_DECLARATIONS}\n\`\`\`ts\n${declarations}\`\`\``;
 }
 
 function searchIntro(count: number): string {
@@ -87,14 +98,19 @@ function cost(description: string): number {
 }
 
 /**
- * The `execute` tool for these tools (in catalog order) and window. `declarationOptions`
- * tunes the generator (depth and size caps).
+ * The `execute` tool for these tools (in catalog order) and window. `declarations` are
+ * {@link declarationsForBudget}'s for the same tools (pass them to reuse them across
+ * windows); null means too long for any budget.
  */
-export function executeTool(tools: readonly DeclaredTool[], window: CatalogWindow = {}, declarationOptions: DeclarationOptions = {}): ExecuteToolText {
+export function executeTool(
+  tools: readonly DeclaredTool[],
+  window: CatalogWindow = {},
+  declarations: string | null = declarationsForBudget(tools),
+): ExecuteToolText {
   const budget = catalogBudget(window);
   const lowPressure = window.contextWindow === undefined || (window.usedTokens ?? 0) < window.contextWindow * DESCRIPTIONS_BELOW_CONTEXT_USE;
-  if (lowPressure) {
-    const full = withDeclarations(tools, declarationOptions);
+  if (lowPressure && declarations !== null) {
+    const full = withDeclarations(declarations);
     if (cost(full) <= budget) return { tool: definition(full), style: "declarations", budget, omitted: 0 };
   }
   const intro = searchIntro(tools.length);
