@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, stepCountIs } from "ai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { execResultToModelOutput, mcpEdgeTools } from "../../src/ai/index.js";
+import { execResultToModelOutput, mcpEdgePrepareStep, mcpEdgeTools } from "../../src/ai/index.js";
 import type { ExecResult, ToolList } from "../../src/api/schemas.js";
 import { McpEdgeClient } from "../../src/client/index.js";
 import { EXECUTE_INPUT_SCHEMA } from "../../src/core/codemode/execute-tool.js";
@@ -122,6 +122,12 @@ describe("mcpEdgeTools in code mode", () => {
     await expect.poll(() => received.some((r) => r.url.endsWith("/exec"))).toBe(true);
     controller.abort();
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("prepareStep in code mode keeps execute (and your own tools) active", async () => {
+    const prepareStep = mcpEdgePrepareStep(new McpEdgeClient({ baseUrl }), "ses_1", { mode: "code", turn: "t1", alwaysActive: ["mine"] });
+    expect(await prepareStep({ stepNumber: 0 } as Parameters<typeof prepareStep>[0])).toEqual({ activeTools: ["execute", "mine"] });
+    expect(received.map((r) => r.url)).toEqual(["/v1/sessions/ses_1/tools?mode=code&turn=t1"]);
   });
 
   it("a client without exec is refused in code mode", async () => {
