@@ -108,6 +108,15 @@ describe("schemaToType", () => {
     expect(flat(capped)).toBe("{ n: { n: { n: { n: unknown; }; }; }; }");
     const wide = { type: "object", properties: Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`p${i}`, { type: "string" }])) };
     expect(flat(schemaToType(wide, { maxProperties: 2 }))).toBe("{ p0?: string; p1?: string; [key: string]: unknown; }");
+    // Shared $refs multiply: 10 properties per level, 8 levels = 10^8 nodes unless the work is capped.
+    const $defs: Record<string, unknown> = { d8: { type: "string" } };
+    for (let i = 7; i >= 0; i--) $defs[`d${i}`] = { type: "object", properties: Object.fromEntries(Array.from({ length: 10 }, (_, p) => [`p${p}`, { $ref: `#/$defs/d${i + 1}` }])) };
+    const bomb = { $defs, $ref: "#/$defs/d0" };
+    // Uncapped, these would not return for hours (the test would time out).
+    expect(schemaToType(bomb)).toBe("unknown");
+    const shallower = toolSignature({ name: "s_bomb", server: "s", inputSchema: bomb });
+    expect(shallower).toContain("s_bomb(args?: {");
+    expect(shallower.length).toBeLessThanOrEqual(6_000 + 100);
     const huge: DeclaredTool = { name: "s_t", server: "s", inputSchema: wide };
     expect(toolSignature(huge, { maxTypeChars: 200 })).toBe("  s_t(args?: Record<string, unknown>): Promise<unknown>;");
   });

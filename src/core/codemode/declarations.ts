@@ -39,6 +39,8 @@ export interface DeclarationOptions {
   maxEnumMembers?: number;
   /** Objects with more properties keep only this many (and an index signature for the rest). */
   maxProperties?: number;
+  /** Schema nodes rendered for one type before giving up on it (shared `$ref`s can multiply the work). */
+  maxNodes?: number;
 }
 
 export const DECLARATION_DEFAULTS: Required<DeclarationOptions> = {
@@ -48,6 +50,7 @@ export const DECLARATION_DEFAULTS: Required<DeclarationOptions> = {
   maxPropertyDescriptionChars: 240,
   maxEnumMembers: 64,
   maxProperties: 100,
+  maxNodes: 4_000,
 };
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -161,7 +164,12 @@ interface Context {
   options: Required<DeclarationOptions>;
   /** `$ref`s being expanded on the current path (the recursion guard). */
   expanding: Set<string>;
+  /** Schema nodes rendered so far (the work cap). */
+  nodes: number;
 }
+
+/** Thrown inside a rendering that passed `maxNodes`; caught where the rendering started. */
+class TooLarge extends Error {}
 
 /** Resolves a local JSON pointer (`#`, `#/$defs/x`, `#/definitions/x`, `#/properties/a/items`). */
 function resolveRef(root: unknown, ref: string): unknown {
@@ -187,6 +195,7 @@ function render(schema: unknown, ctx: Context, depth: number, indent: string): s
   if (schema === false) return "never";
   if (!isRecord(schema)) return "unknown";
   if (depth > ctx.options.maxDepth) return "unknown";
+  if (++ctx.nodes > ctx.options.maxNodes) throw new TooLarge();
 
   if (typeof schema.$ref === "string") {
     const ref = schema.$ref;
@@ -324,15 +333,24 @@ function arrayType(schema: Schema, ctx: Context, depth: number, indent: string):
  * schema itself unless it is part of a larger one); `indent` is the column it starts at.
  */
 export function schemaToType(schema: unknown, options: DeclarationOptions = {}, root: unknown = schema, indent = ""): string {
-  const resolved = { ...DECLARATION_DEFAULTS, ...options };
-  return render(schema, { root, options: resolved, expanding: new Set() }, 0, indent);
+  return tryRender(schema, { ...DECLARATION_DEFAULTS, ...options }, root, indent) ?? "unknown";
 }
 
-/** Renders within `maxTypeChars`: shallower and shallower, finally `fallback`. */
+/** One rendering, or undefined when it passed `maxNodes`. */
+function tryRender(schema: unknown, options: Required<DeclarationOptions>, root: unknown, indent: string): string | undefined {
+  try {
+    return render(schema, { root, options, expanding: new Set(), nodes: 0 }, 0, indent);
+  } catch (error) {
+    if (error instanceof TooLarge) return undefined;
+    throw error;
+  }
+}
+
+/** Renders within `maxTypeChars` and `maxNodes`: shallower and shallower, finally `fallback`. */
 function boundedType(schema: unknown, options: Required<DeclarationOptions>, indent: string, fallback: string): string {
   for (let depth = options.maxDepth; depth >= 1; depth = depth > 4 ? 4 : depth - 1) {
-    const type = schemaToType(schema, { ...options, maxDepth: depth }, schema, indent);
-    if (type.length <= options.maxTypeChars) return type;
+    const type = tryRender(schema, { ...options, maxDepth: depth }, schema, indent);
+    if (type !== undefined && type.length <= options.maxTypeChars) return type;
   }
   return fallback;
 }
