@@ -183,6 +183,57 @@ describe("codeModeDeclarations", () => {
     }
   });
 
+  it("recursive schemas: named type aliases where the cycle passes through a member, unknown for a bare cycle; they type-check", () => {
+    const tree = {
+      type: "object",
+      properties: { value: { type: "string" }, children: { type: "array", items: { $ref: "#" } } },
+      required: ["value"],
+    };
+    const filter = {
+      $defs: {
+        filter: {
+          anyOf: [
+            { type: "object", properties: { and: { type: "array", items: { $ref: "#/$defs/filter" } } }, required: ["and"] },
+            { type: "object", properties: { field: { type: "string" }, equals: { type: "string" } }, required: ["field", "equals"] },
+          ],
+        },
+        bare: { anyOf: [{ $ref: "#/$defs/bare" }, { type: "string" }] },
+      },
+      type: "object",
+      properties: { where: { $ref: "#/$defs/filter" }, odd: { $ref: "#/$defs/bare" } },
+      required: ["where"],
+    };
+    const declared = codeModeDeclarations([
+      { name: "docs_tree", server: "docs", inputSchema: tree, outputSchema: tree },
+      // `#` is the document's root: here the arguments object, not the nested tree.
+      { name: "docs_nested", server: "docs", inputSchema: { type: "object", properties: { root: tree } } },
+      { name: "db_query", server: "db", inputSchema: filter },
+      { name: "db_query-2", server: "db", inputSchema: filter },
+    ]);
+    expect(flat(declared)).toContain("type docs_tree_Result_Root = { value: string; children?: docs_tree_Result_Root[]; };");
+    expect(flat(declared)).toContain("docs_tree(args: { value: string; children?: docs_tree_Args_Root[]; }): Promise<{ value: string; children?: docs_tree_Result_Root[]; }>;");
+    expect(flat(declared)).toContain("type docs_nested_Args_Root = { root?: { value: string; children?: docs_nested_Args_Root[]; }; };");
+    expect(flat(declared)).toContain("type db_query_Args_filter = { and: db_query_Args_filter[]; } | { field: string; equals: string; };");
+    // Every tool's aliases get their own names.
+    expect(flat(declared)).toContain("type db_query_2_Args_filter =");
+    expect(flat(declared)).toContain("odd?: unknown;");
+    const script = [
+      "const t = await tools.docs_tree({ value: 'a', children: [{ value: 'b', children: [{ value: 'c', children: [] }] }] });",
+      "await tools.docs_nested({ root: { value: 'a', children: [{ root: { value: 'b' } }] } });",
+      "const depth = (n: { children?: unknown[] }): number => 1 + Math.max(0, ...(n.children ?? []).map((c) => depth(c as typeof n)));",
+      "await tools.db_query({ where: { and: [{ field: 'x', equals: '1' }, { and: [{ field: 'y', equals: '2' }] }] } });",
+      "return depth(t) + t.children![0]!.value.length;",
+    ].join("\n");
+    const ok = typecheckScript(declared, script);
+    expect(ok.output).toBe("");
+    expect(ok.ok).toBe(true);
+    for (const wrong of [
+      "await tools.db_query({ where: { and: [{ field: 'x', equals: 1 }] } });",
+      "await tools.docs_tree({ value: 'a', children: [{ value: 2 }] });",
+      "await tools.docs_nested({ root: { value: 'a', children: [{ value: 'b' }] } });",
+    ]) expect(typecheckScript(declared, wrong).ok, wrong).toBe(false);
+  });
+
   it("random schemas always give declarations that compile (fast-check, one compiler run)", () => {
     const leaf = fc.oneof(
       fc.constantFrom("string", "number", "integer", "boolean", "null", "object", "array", "bogus").map((type) => ({ type })),

@@ -8,8 +8,10 @@
  * `anyOf`/`oneOf` (unions), `allOf` (intersections), arrays and tuples (`prefixItems`,
  * draft-7 `items: [...]`), type lists and OpenAPI `nullable`, local `$ref`s (`#`,
  * `#/$defs/…`, `#/definitions/…`), descriptions and defaults as JSDoc. A `$ref` met again
- * inside its own expansion (recursion) becomes `unknown`; nesting beyond `maxDepth`
- * becomes `unknown`; a signature longer than `maxTypeChars` is rendered again shallower.
+ * inside its own expansion (recursion) becomes a named type alias declared beside the
+ * tools when the cycle passes through an object property, array item or tuple element
+ * (TypeScript accepts those), `unknown` otherwise; nesting beyond `maxDepth` becomes
+ * `unknown`; a signature longer than `maxTypeChars` is rendered again shallower.
  *
  * Names: catalog names match ^[a-zA-Z0-9_-]{1,64}$, so a name with `-` is not an
  * identifier. Every tool is a property of the one declared `tools` object (never a
@@ -162,10 +164,33 @@ function arrayOf(item: string): string {
 interface Context {
   root: unknown;
   options: Required<DeclarationOptions>;
-  /** `$ref`s being expanded on the current path (the recursion guard). */
-  expanding: Set<string>;
+  /** `$ref`s being expanded on the current path (the recursion guard), with the member depth they started at. */
+  expanding: Map<string, number>;
+  /** Object properties, array items and tuple elements entered on the current path. */
+  memberDepth: number;
   /** Schema nodes rendered so far (the work cap). */
   nodes: number;
+  /** Where recursive `$ref`s get names; absent: they become `unknown`. */
+  aliases?: Aliases;
+}
+
+/** Named types for recursive `$ref`s of one signature: ref → name, and the names every signature already took. */
+interface Aliases {
+  prefix: string;
+  names: Map<string, string>;
+  taken: Set<string>;
+}
+
+function aliasFor(aliases: Aliases, ref: string): string {
+  const known = aliases.names.get(ref);
+  if (known) return known;
+  const last = ref === "#" ? "Root" : (ref.split("/").at(-1) ?? "Def");
+  const base = `${aliases.prefix}_${last}`.replace(/[^A-Za-z0-9_$]/g, "_").replace(/^(?=[0-9])/, "_");
+  let name = base;
+  for (let n = 2; aliases.taken.has(name); n++) name = `${base}_${n}`;
+  aliases.taken.add(name);
+  aliases.names.set(ref, name);
+  return name;
 }
 
 /** Thrown inside a rendering that passed `maxNodes`; caught where the rendering started. */
@@ -199,10 +224,14 @@ function render(schema: unknown, ctx: Context, depth: number, indent: string): s
 
   if (typeof schema.$ref === "string") {
     const ref = schema.$ref;
-    if (ctx.expanding.has(ref)) return "unknown";
+    const startedAt = ctx.expanding.get(ref);
+    if (startedAt !== undefined) {
+      // A cycle through a member can be a named recursive type; a bare one (`A = A | …`) cannot.
+      return ctx.aliases && ctx.memberDepth > startedAt ? aliasFor(ctx.aliases, ref) : "unknown";
+    }
     const target = resolveRef(ctx.root, ref);
     if (target === undefined) return "unknown";
-    ctx.expanding.add(ref);
+    ctx.expanding.set(ref, ctx.memberDepth);
     try {
       // Draft 2019+: keywords beside $ref apply too; earlier drafts ignore them. Both are met by intersecting.
       const { $ref: _ref, ...rest } = schema;
@@ -287,7 +316,7 @@ function objectType(schema: Schema, ctx: Context, depth: number, indent: string)
   const members: Array<{ doc: string; text: string }> = [];
   for (const name of kept) {
     const prop = Object.hasOwn(properties, name) ? properties[name] : undefined;
-    const type = render(prop, ctx, depth + 1, inner);
+    const type = renderMember(prop, ctx, depth + 1, inner);
     const doc = isRecord(prop) ? propertyDoc(prop, ctx.options.maxPropertyDescriptionChars) : [];
     members.push({ doc: jsDoc(doc, inner), text: `${propertyKey(name)}${required.has(name) ? "" : "?"}: ${type};` });
   }
@@ -319,13 +348,23 @@ function arrayType(schema: Schema, ctx: Context, depth: number, indent: string):
     const restSchema = Array.isArray(schema.prefixItems) ? schema.items : schema.additionalItems;
     const minItems = typeof schema.minItems === "number" ? schema.minItems : 0;
     const elements = tuple.map((item, i) => {
-      const type = render(item, ctx, depth + 1, indent);
+      const type = renderMember(item, ctx, depth + 1, indent);
       return i < minItems ? type : `${needsParens(type) ? `(${type})` : type}?`;
     });
-    if (restSchema !== false) elements.push(`...${arrayOf(render(restSchema ?? true, ctx, depth + 1, indent))}`);
+    if (restSchema !== false) elements.push(`...${arrayOf(renderMember(restSchema ?? true, ctx, depth + 1, indent))}`);
     return `[${elements.join(", ")}]`;
   }
-  return arrayOf(render(schema.items ?? true, ctx, depth + 1, indent));
+  return arrayOf(renderMember(schema.items ?? true, ctx, depth + 1, indent));
+}
+
+/** A property, item or element: a place where a recursive type may refer to itself. (Map values are not: `Record` is an alias.) */
+function renderMember(schema: unknown, ctx: Context, depth: number, indent: string): string {
+  ctx.memberDepth++;
+  try {
+    return render(schema, ctx, depth, indent);
+  } finally {
+    ctx.memberDepth--;
+  }
 }
 
 /**
@@ -337,38 +376,92 @@ export function schemaToType(schema: unknown, options: DeclarationOptions = {}, 
 }
 
 /** One rendering, or undefined when it passed `maxNodes`. */
-function tryRender(schema: unknown, options: Required<DeclarationOptions>, root: unknown, indent: string): string | undefined {
+function tryRender(schema: unknown, options: Required<DeclarationOptions>, root: unknown, indent: string, aliases?: Aliases): string | undefined {
   try {
-    return render(schema, { root, options, expanding: new Set(), nodes: 0 }, 0, indent);
+    // With aliases, the root counts as expanding: `#` met inside a member names the root type at once.
+    const expanding = new Map<string, number>(aliases && root === schema ? [["#", 0]] : []);
+    return render(schema, { root, options, expanding, memberDepth: 0, nodes: 0, ...(aliases ? { aliases } : {}) }, 0, indent);
   } catch (error) {
     if (error instanceof TooLarge) return undefined;
     throw error;
   }
 }
 
-/** Renders within `maxTypeChars` and `maxNodes`: shallower and shallower, finally `fallback`. */
-function boundedType(schema: unknown, options: Required<DeclarationOptions>, indent: string, fallback: string): string {
-  for (let depth = options.maxDepth; depth >= 1; depth = depth > 4 ? 4 : depth - 1) {
-    const type = tryRender(schema, { ...options, maxDepth: depth }, schema, indent);
-    if (type !== undefined && type.length <= options.maxTypeChars) return type;
+/** A type and the `type Name = …;` declarations of the recursive types it names. */
+interface TypeWithAliases {
+  type: string;
+  aliases: string[];
+}
+
+/**
+ * One type with its recursive aliases: each alias body is rendered from its `$ref` target
+ * with that ref already expanding, so its own cycles name itself; aliases found in alias
+ * bodies are rendered in turn. The size and work caps count everything.
+ */
+function renderWithAliases(schema: unknown, options: Required<DeclarationOptions>, indent: string, prefix: string, taken: Set<string> | undefined): TypeWithAliases | undefined {
+  if (!taken) {
+    const type = tryRender(schema, options, schema, indent);
+    return type === undefined ? undefined : { type, aliases: [] };
   }
-  return fallback;
+  const aliases: Aliases = { prefix, names: new Map(), taken: new Set(taken) };
+  const type = tryRender(schema, options, schema, indent, aliases);
+  if (type === undefined) return undefined;
+  const declared: string[] = [];
+  let size = type.length;
+  for (let i = 0; i < aliases.names.size; i++) {
+    const [ref, name] = [...aliases.names][i]!;
+    const target = resolveRef(schema, ref);
+    const ctx: Context = { root: schema, options, expanding: new Map([[ref, -1]]), memberDepth: 0, nodes: 0, aliases };
+    let body: string;
+    try {
+      body = render(target, ctx, 0, "");
+    } catch (error) {
+      if (error instanceof TooLarge) return undefined;
+      throw error;
+    }
+    size += body.length;
+    if (size > options.maxTypeChars) return undefined;
+    declared.push(`type ${name} = ${body};`);
+  }
+  for (const name of aliases.names.values()) taken.add(name);
+  return { type, aliases: declared };
+}
+
+/** Renders within `maxTypeChars` and `maxNodes`: shallower and shallower, finally `fallback`. */
+function boundedType(schema: unknown, options: Required<DeclarationOptions>, indent: string, fallback: string, prefix: string, taken: Set<string> | undefined): TypeWithAliases {
+  for (let depth = options.maxDepth; depth >= 1; depth = depth > 4 ? 4 : depth - 1) {
+    const rendered = renderWithAliases(schema, { ...options, maxDepth: depth }, indent, prefix, taken);
+    if (rendered !== undefined && rendered.type.length <= options.maxTypeChars) return rendered;
+  }
+  return { type: fallback, aliases: [] };
 }
 
 function hasRequired(schema: unknown): boolean {
   return isRecord(schema) && Array.isArray(schema.required) && schema.required.length > 0;
 }
 
-/** One tool as a method of the `tools` object, with its description as JSDoc. */
-export function toolSignature(tool: DeclaredTool, options: DeclarationOptions = {}, indent = "  "): string {
+/**
+ * One tool as a method of the `tools` object (with its description as JSDoc), and the
+ * recursive type aliases it uses; `taken` holds the alias names already declared (without
+ * it, recursive parts are `unknown`).
+ */
+function toolParts(tool: DeclaredTool, options: DeclarationOptions, indent: string, taken: Set<string> | undefined): { signature: string; aliases: string[] } {
   const resolved = { ...DECLARATION_DEFAULTS, ...options };
-  const args = boundedType(tool.inputSchema, resolved, indent, "Record<string, unknown>");
-  const result = tool.outputSchema === undefined ? "unknown" : boundedType(tool.outputSchema, resolved, indent, "unknown");
+  const args = boundedType(tool.inputSchema, resolved, indent, "Record<string, unknown>", `${tool.name}_Args`, taken);
+  const result = tool.outputSchema === undefined ? { type: "unknown", aliases: [] } : boundedType(tool.outputSchema, resolved, indent, "unknown", `${tool.name}_Result`, taken);
   const doc = tool.description?.trim() ? docLines(tool.description, resolved.maxToolDescriptionChars) : [];
   // Arguments may be left out only when nothing is required (and the type accepts {}).
-  const optional = !hasRequired(tool.inputSchema) && args !== "never" ? "?" : "";
-  const argType = args === "unknown" ? "Record<string, unknown>" : args;
-  return `${jsDoc(doc, indent)}${indent}${propertyKey(tool.name)}(args${optional}: ${argType}): Promise<${result}>;`;
+  const optional = !hasRequired(tool.inputSchema) && args.type !== "never" ? "?" : "";
+  const argType = args.type === "unknown" ? "Record<string, unknown>" : args.type;
+  return {
+    signature: `${jsDoc(doc, indent)}${indent}${propertyKey(tool.name)}(args${optional}: ${argType}): Promise<${result.type}>;`,
+    aliases: [...args.aliases, ...result.aliases],
+  };
+}
+
+/** One tool as a method of the `tools` object, with its description as JSDoc (alone, recursive parts are `unknown`: no place for aliases). */
+export function toolSignature(tool: DeclaredTool, options: DeclarationOptions = {}, indent = "  "): string {
+  return toolParts(tool, options, indent, undefined).signature;
 }
 
 /** A comment line naming a server (server names are free text: kept on one line, no terminator). */
@@ -390,23 +483,28 @@ export function groupByServer<T extends { server: string }>(tools: readonly T[])
 
 /**
  * The declaration of the `tools` object: one typed method per tool, in sections per
- * server. A script file (no imports or exports), so its names are global.
+ * server, after the recursive type aliases they use. A script file (no imports or
+ * exports), so its names are global. Undefined as soon as it passes `maxChars`.
  */
 export function toolsDeclaration(tools: readonly DeclaredTool[], options: DeclarationOptions = {}, maxChars = Infinity): string | undefined {
   const sections: string[] = [];
+  const aliases: string[] = [];
+  const taken = new Set<string>();
   let size = 0;
   for (const [server, group] of groupByServer(tools)) {
     const lines = [serverHeading(server, group.length)];
     for (const tool of group) {
-      const signature = toolSignature(tool, options);
-      size += signature.length + 1;
+      const parts = toolParts(tool, options, "  ", taken);
+      size += parts.signature.length + 1 + parts.aliases.reduce((n, a) => n + a.length + 1, 0);
       // Stop as soon as it cannot fit: a large catalog is not rendered in full only to be dropped.
       if (size > maxChars) return undefined;
-      lines.push(signature);
+      lines.push(parts.signature);
+      aliases.push(...parts.aliases);
     }
     sections.push(lines.join("\n"));
   }
-  return `declare const tools: {\n${sections.join("\n\n")}${sections.length ? "\n" : ""}};`;
+  const recursive = aliases.length ? `/** Recursive types of the tools below. */\n${aliases.join("\n")}\n` : "";
+  return `${recursive}declare const tools: {\n${sections.join("\n\n")}${sections.length ? "\n" : ""}};`;
 }
 
 /** What the sandbox offers besides `tools` (the exec contract), declared once. */
