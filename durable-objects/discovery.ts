@@ -1,9 +1,11 @@
 /**
- * Progressive discovery for one session: the tools listing in `full` or `search` mode,
- * the meta-tools (search_tools, get_tool_details, call_tool, search_servers,
+ * Progressive discovery for one session: the tools listing in `full`, `search` or `code`
+ * mode, the meta-tools (search_tools, get_tool_details, call_tool, search_servers,
  * enable_server, disable_server), per-turn loading of search hits and the guard on
- * tools that were not loaded. The session hands it a narrow host interface; the pure
- * rules live in `src/core/discovery/` and the ranking in `src/core/search/`.
+ * tools that were not loaded, and code mode's `execute` tool (its declarations, and its
+ * calls handed to the host's sandbox). The session hands it a narrow host interface; the
+ * pure rules live in `src/core/discovery/` and `src/core/codemode/`, the ranking in
+ * `src/core/search/`.
  */
 import type { ApiTool, Catalog } from "../src/core/catalog.js";
 import type { CatalogWindow } from "../src/core/discovery/catalog-text.js";
@@ -12,6 +14,8 @@ import { chooseMode, type RequestedMode, type ToolsMode } from "../src/core/disc
 import { estimateToolsTokens } from "../src/core/discovery/tokens.js";
 import { loadedTools, loadHits, startTurn, type TurnState } from "../src/core/discovery/turns.js";
 import type { ServerStatus } from "../src/core/connection-state.js";
+import { execOutputText, type ExecOutcome } from "../src/core/codemode/exec-output.js";
+import { declarationsForBudget, EXECUTE_TOOL_NAME, ExecuteArguments, executeTool } from "../src/core/codemode/execute-tool.js";
 import { McpEdgeError, messageOf } from "../src/core/errors.js";
 import type { NormalizedResult } from "../src/core/normalize.js";
 import { buildSearchIndex, deserializeSearchIndex, searchIndex, serializeSearchIndex, type SearchIndex } from "../src/core/search/index.js";
@@ -19,15 +23,26 @@ import { buildSearchIndex, deserializeSearchIndex, searchIndex, serializeSearchI
 export const META_SERVER = "mcp-edge";
 
 export interface ListToolsRequest extends CatalogWindow {
-  mode: RequestedMode;
+  mode: RequestedMode | "code";
   turn?: string;
 }
+
+/** What a listing was served as: every tool, the search meta-tools, or code mode's `execute`. */
+export type ListedMode = ToolsMode | "code";
 
 export interface SearchResult {
   name: string;
   server: string;
   description: string;
   score: number;
+}
+
+/** One hit of `search(query, limit?)` inside the code-mode sandbox: with the input schema a script needs to call the tool. */
+export interface ScriptSearchResult {
+  name: string;
+  server: string;
+  description: string;
+  inputSchema?: Record<string, unknown>;
 }
 
 export interface DormantServer {
@@ -49,6 +64,11 @@ export interface DiscoveryHost {
   disableServer(name: string): Promise<ServerStatus>;
   /** Calls a catalog tool, no discovery guard. */
   callCatalogTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<NormalizedResult>;
+  /**
+   * Runs a code-mode script in the sandbox (the path of `POST /exec`). The seam for code
+   * mode's `execute` tool called through `tools/call`; without it `execute` answers a tool error.
+   */
+  runCode?(request: ExecuteArguments, signal?: AbortSignal): Promise<ExecOutcome>;
   kv: KVNamespace;
   log(message: string, data?: Record<string, unknown>): void;
 }
@@ -58,14 +78,21 @@ const SEARCH_INDEX_TTL_SECONDS = 24 * 3600;
 export class Discovery {
   private index: { fingerprint: string; index: SearchIndex } | undefined;
   private fullTokens: { fingerprint: string; tokens: number } | undefined;
+  /** Code mode's declarations for the current catalog (null: too long for any budget). */
+  private declarations: { fingerprint: string; text: string | null } | undefined;
   private warned = new Set<string>();
 
   constructor(private readonly host: DiscoveryHost) {}
 
-  async listTools(request: ListToolsRequest): Promise<{ mode: ToolsMode; tools: ApiTool[] }> {
+  async listTools(request: ListToolsRequest): Promise<{ mode: ListedMode; tools: ApiTool[] }> {
     if (request.turn !== undefined) await this.leavePreviousTurn(request.turn);
     const catalog = await this.host.catalog();
     this.warnDisplaced(catalog);
+    if (request.mode === "code") {
+      // A script may call any allowed tool, so the turn is recorded unguarded (as full mode is).
+      if (request.turn !== undefined) await this.recordTurn(request.turn, "full", catalog.fingerprint);
+      return { mode: "code", tools: [this.executeToolFor(catalog, request)] };
+    }
     const mode = chooseMode(request.mode, this.tokensOf(catalog), request.contextWindow, this.host.threshold);
     if (request.turn !== undefined) await this.recordTurn(request.turn, mode, catalog.fingerprint);
     if (mode === "full") return { mode, tools: catalog.tools };
@@ -132,6 +159,19 @@ export class Discovery {
   }
 
   /**
+   * `search(query, limit?)` for code-mode scripts (the sandbox calls this): the same
+   * ranking as search_tools, with each tool's input schema; no turn, so nothing is loaded.
+   */
+  async searchForScript(query: string, limit = SEARCH_DEFAULT_LIMIT): Promise<ScriptSearchResult[]> {
+    const { results } = await this.search(query, limit);
+    const catalog = await this.host.catalog();
+    return results.map(({ name, server, description }) => {
+      const inputSchema = catalog.byName.get(name)?.inputSchema;
+      return { name, server, description, ...(inputSchema ? { inputSchema } : {}) };
+    });
+  }
+
+  /**
    * The guard: in a turn served in search mode, a tool that was not loaded is refused
    * with an error the model can act on. Returns undefined when the call may go ahead.
    */
@@ -144,6 +184,32 @@ export class Discovery {
     return toolError(
       `Tool "${name}" is not loaded in this turn. Call search_tools to find the tool you need first (it becomes callable right away), or call it through call_tool.`,
     );
+  }
+
+  /** Code mode's `execute` (never a catalog name: those always hold a `_`). */
+  isExecuteTool(name: string): boolean {
+    return name === EXECUTE_TOOL_NAME;
+  }
+
+  /** Runs `execute`: bad arguments and a missing sandbox are tool errors the model can read; the outcome is text. */
+  async callExecute(args: Record<string, unknown>, signal?: AbortSignal): Promise<NormalizedResult> {
+    const parsed = ExecuteArguments.safeParse(args);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return toolError(`execute needs {code: string, timeoutMs?: integer ≥ 1}${issue ? `: ${issue.path.join(".") || "(arguments)"}: ${issue.message}` : ""}`);
+    }
+    if (!this.host.runCode) return toolError("Code mode is not available here: this deployment has no sandbox to run scripts.");
+    const { text, isError } = execOutputText(await this.host.runCode(parsed.data, signal));
+    return { output: text, attachments: [], metadata: {}, isError };
+  }
+
+  /** The `execute` tool for this catalog and window; the declarations are generated once per catalog (the window changes every step). */
+  private executeToolFor(catalog: Catalog, window: CatalogWindow): ApiTool {
+    if (this.declarations?.fingerprint !== catalog.fingerprint) {
+      this.declarations = { fingerprint: catalog.fingerprint, text: declarationsForBudget(catalog.tools) };
+    }
+    const { tool } = executeTool(catalog.tools, window, this.declarations.text);
+    return { name: tool.name, server: META_SERVER, tool: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema };
   }
 
   isMetaTool(name: string): name is MetaToolName {

@@ -159,6 +159,7 @@ export class Session {
       enableServer: (name) => this.connectServer(name),
       disableServer: (name) => this.disconnectServer(name),
       callCatalogTool: (name, args, signal) => this.callTool(name, args, { ...(signal ? { signal } : {}) }),
+      // runCode: code mode's sandbox (the path of POST /exec) goes here; until then `execute` answers a tool error.
       kv: this.env.CATALOG,
       log: (message, data) => console.warn(`[session] ${message}`, JSON.stringify(data ?? {}).slice(0, 300)),
     };
@@ -533,6 +534,7 @@ export class Session {
     const { signal, onProgress, turn } = options;
     await this.requireSession();
     if (this.discovery.isMetaTool(name)) return this.discovery.callMeta(name, args, turn, signal);
+    if (this.discovery.isExecuteTool(name)) return this.discovery.callExecute(args, signal);
     const refused = await this.discovery.guard(name, turn);
     if (refused) return refused;
     const decision = toolDecision(toolRules(this.permission), name);

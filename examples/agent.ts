@@ -3,11 +3,12 @@
  * hand the session's tools to `streamText`, let the model call them, print its answer.
  *
  *   MCP_EDGE_URL=http://127.0.0.1:8787 OPENAI_BASE_URL=https://…/v1 OPENAI_API_KEY=… MODEL=… \
- *     node examples/agent.ts [--mode full|search] [--server NAME=URL]… [--json] "what to do"
+ *     node examples/agent.ts [--mode full|search|code] [--server NAME=URL]… [--json] "what to do"
  *
  * `--mode search` serves the tools by progressive discovery: the model starts with the
  * meta-tools (search_tools, call_tool, …), and what it finds is switched on for the next
- * step by `mcpEdgePrepareStep`. `--json` prints one JSON summary instead of the streamed text.
+ * step by `mcpEdgePrepareStep`. `--mode code` gives the model one `execute` tool: it writes a
+ * script against the typed declarations and mcp-edge's sandbox runs it. `--json` prints one JSON summary instead of the streamed text.
  * Runs on Node 22 as is (type stripping); imports the package the way your code would.
  */
 import { randomUUID } from "node:crypto";
@@ -28,7 +29,7 @@ const { values, positionals } = parseArgs({
     json: { type: "boolean", default: false },
   },
 });
-const mode = values.mode === "search" ? "search" : "full";
+const mode = values.mode === "search" || values.mode === "code" ? values.mode : "full";
 const prompt = positionals.join(" ") || "Say hello through the echo tool.";
 
 const client = new McpEdgeClient({ baseUrl: process.env.MCP_EDGE_URL ?? "http://127.0.0.1:8787" });

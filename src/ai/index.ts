@@ -9,22 +9,26 @@
  * `activeTools` from the set given to `generateText`/`streamText`, so in search mode the
  * set also holds every catalog tool, and {@link mcpEdgePrepareStep} re-lists the turn's
  * tools before each step (the first included) and activates exactly those.
+ *
+ * Code mode: one `execute` tool (its description declares the session's tools as
+ * TypeScript); its `execute` runs the model's script with `POST /exec`, and the model
+ * reads the script's output (result and logs; on failure the error and the calls made).
  */
 import { jsonSchema, tool as aiSdkTool, type JSONSchema7, type PrepareStepFunction, type ToolSet } from "ai";
-import type { ApiTool, CallResult } from "../api/schemas.js";
+import type { ApiTool, CallResult, ExecResult } from "../api/schemas.js";
 import type { ListToolsOptions, McpEdgeClient } from "../client/index.js";
-import { callResultToModelOutput } from "./model-output.js";
+import { callResultToModelOutput, execResultToModelOutput } from "./model-output.js";
 
-export { callResultToModelOutput, type ModelOutput } from "./model-output.js";
+export { callResultToModelOutput, execResultToModelOutput, type ModelOutput } from "./model-output.js";
 
-/** What the adapter needs of a client (an `McpEdgeClient`, or anything shaped like it). */
-export type McpEdgeToolsClient = Pick<McpEdgeClient, "listTools" | "callTool">;
+/** What the adapter needs of a client (an `McpEdgeClient`, or anything shaped like it); `exec` for code mode. */
+export type McpEdgeToolsClient = Pick<McpEdgeClient, "listTools" | "callTool"> & Partial<Pick<McpEdgeClient, "exec">>;
 
 export interface McpEdgeToolsOptions {
   /** The turn this tool set serves: calls carry it (search mode's guard and loading apply to it). */
   turn?: string;
-  /** Without a mode every tool is listed (`full`); `auto` picks by the context window. */
-  mode?: "full" | "search" | "auto";
+  /** Without a mode every tool is listed (`full`); `auto` picks by the context window; `code` gives the one `execute` tool. */
+  mode?: "full" | "search" | "auto" | "code";
   contextWindow?: number;
   usedTokens?: number;
   /** Cancels the listing requests. */
@@ -69,8 +73,28 @@ function aiTool(client: McpEdgeToolsClient, sessionId: string, tool: ApiTool, tu
   });
 }
 
+/** Code mode's `execute`: the script goes to `POST /exec`; its output (never an exception for a failed script) is the tool's result. */
+function executeTool(client: McpEdgeToolsClient, sessionId: string, tool: ApiTool) {
+  const exec = client.exec?.bind(client);
+  if (!exec) throw new TypeError("mcpEdgeTools: code mode needs a client with exec() (an McpEdgeClient)");
+  return aiSdkTool({
+    type: "dynamic",
+    description: tool.description,
+    inputSchema: jsonSchema<unknown>(tool.inputSchema as JSONSchema7),
+    metadata: { server: tool.server, tool: tool.tool },
+    execute: async (input, { abortSignal }): Promise<ExecResult> => {
+      const code = isRecord(input) && typeof input.code === "string" ? input.code : "";
+      // A script-less call is the model's mistake: told as a failed run, without a request.
+      if (!code) return { logs: [], calls: [], error: { message: "execute needs a string argument code (the script)" } };
+      const timeoutMs = isRecord(input) && typeof input.timeoutMs === "number" ? input.timeoutMs : undefined;
+      return exec(sessionId, { code, ...(timeoutMs !== undefined ? { timeoutMs } : {}) }, abortSignal ? { signal: abortSignal } : {});
+    },
+    toModelOutput: ({ output }) => execResultToModelOutput(output),
+  });
+}
+
 /**
- * The session's tools for a turn. In full mode: every tool. In search mode: the
+ * The session's tools for a turn. In code mode: the `execute` tool alone. In full mode: every tool. In search mode: the
  * meta-tools and the tools loaded so far, plus (inactive until loaded) every catalog
  * tool; pass {@link mcpEdgePrepareStep} with the same options so each step sees only
  * the turn's tools.
@@ -79,6 +103,10 @@ export async function mcpEdgeTools(client: McpEdgeToolsClient, sessionId: string
   const signal = options.signal ? { signal: options.signal } : {};
   const listing = await client.listTools(sessionId, listQuery(options), signal);
   const tools: ToolSet = {};
+  if (listing.mode === "code") {
+    for (const tool of listing.tools) tools[tool.name] = executeTool(client, sessionId, tool);
+    return tools;
+  }
   for (const tool of listing.tools) tools[tool.name] = aiTool(client, sessionId, tool, options.turn);
   if (listing.mode === "search") {
     // Listed without a turn: reads the catalog, leaves the turn's state alone.

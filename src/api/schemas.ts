@@ -37,6 +37,9 @@ export const CallToolBody = z.strictObject({
   turn: TurnRefWithActor.optional(),
 });
 
+/** `POST /exec`: a script (the body of an async function) run in the sandbox; `timeoutMs` its wall-time limit. */
+export const ExecBody = z.strictObject({ code: z.string().min(1), timeoutMs: z.number().int().min(1).optional() });
+
 export const EndTurnBody = z.strictObject({ status: z.enum(["completed", "cancelled", "error"]) });
 export const TurnCreated = z.object({ id: z.string() });
 export const TurnEnded = z.object({
@@ -57,7 +60,7 @@ const count = z.coerce.number().int().min(0).max(100_000_000);
 
 /** The query of `GET /tools`. Absent `mode` means "full": the v1 contract lists every tool. */
 export const ToolsQuery = z.strictObject({
-  mode: z.enum(["auto", "full", "search"]).default("full"),
+  mode: z.enum(["auto", "full", "search", "code"]).default("full"),
   contextWindow: count.min(1).optional(),
   usedTokens: count.optional(),
   turn: z.string().min(1).optional(),
@@ -129,7 +132,8 @@ export const ApiTool = z.object({
   outputSchema: z.record(z.string(), z.unknown()).optional(),
 });
 
-export const ToolList = z.object({ mode: z.enum(["full", "search"]), tools: z.array(ApiTool) });
+/** `code`: a single `execute` tool whose description declares the tools as TypeScript (code mode). */
+export const ToolList = z.object({ mode: z.enum(["full", "search", "code"]), tools: z.array(ApiTool) });
 
 export const Attachment = z.object({ mime: z.string(), url: z.string() });
 
@@ -139,6 +143,14 @@ export const CallResult = z.object({
   attachments: z.array(Attachment),
   metadata: z.record(z.string(), z.unknown()),
   isError: z.boolean(),
+});
+
+/** A script run: what it returned and logged, the tool calls it made; `error` when it failed (the calls made are still listed). */
+export const ExecResult = z.object({
+  result: z.unknown().optional(),
+  logs: z.array(z.string()),
+  calls: z.array(z.object({ name: z.string(), ms: z.number(), isError: z.boolean() })),
+  error: z.object({ message: z.string(), stack: z.string().optional() }).optional(),
 });
 
 export const SearchResult = z.object({ name: z.string(), server: z.string(), description: z.string(), score: z.number() });
@@ -196,6 +208,7 @@ export type ServerConfigInput = z.input<typeof ServerConfig>;
 export type TurnRefInput = z.input<typeof TurnRef>;
 export type CallToolInput = z.input<typeof CallToolBody>;
 export type SearchToolsInput = z.input<typeof SearchToolsBody>;
+export type ExecInput = z.input<typeof ExecBody>;
 export type ToolsQueryInput = z.input<typeof ToolsQuery>;
 export type ReadResourceInput = z.input<typeof ReadResourceBody>;
 export type GetPromptInput = z.input<typeof GetPromptBody>;
@@ -215,6 +228,7 @@ export type ApiTool = z.output<typeof ApiTool>;
 export type ToolList = z.output<typeof ToolList>;
 export type Attachment = z.output<typeof Attachment>;
 export type CallResult = z.output<typeof CallResult>;
+export type ExecResult = z.output<typeof ExecResult>;
 export type SearchResult = z.output<typeof SearchResult>;
 export type SearchResults = z.output<typeof SearchResults>;
 export type ResourceList = z.output<typeof ResourceList>;

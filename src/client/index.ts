@@ -14,6 +14,8 @@ import type {
   CallResult,
   CallToolInput,
   EndTurnInput,
+  ExecInput,
+  ExecResult,
   GetPromptInput,
   GetPromptResult,
   Health,
@@ -63,9 +65,9 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-/** The query of `listTools`; without `mode` every tool is listed (`full`). */
+/** The query of `listTools`; without `mode` every tool is listed (`full`). `code`: code mode's single `execute` tool. */
 export interface ListToolsOptions {
-  mode?: "auto" | "full" | "search";
+  mode?: "auto" | "full" | "search" | "code";
   /** The model's context window in tokens (for `mode: "auto"`). */
   contextWindow?: number;
   /** Tokens already used in that window. */
@@ -175,6 +177,15 @@ export class McpEdgeClient {
   /** A tool error is a result with `isError: true`, not an exception. */
   callTool(sessionId: string, body: CallToolInput, options: RequestOptions = {}): Promise<CallResult> {
     return this.send({ method: "POST", path: `${sessionPath(sessionId)}/tools/call`, body, signal: options.signal });
+  }
+
+  /**
+   * Code mode: runs a script (the body of an async function calling `tools.<name>(args)`)
+   * in the session's sandbox. A failed script is an answer with `error` (and the calls it
+   * made), not an exception.
+   */
+  exec(sessionId: string, body: ExecInput, options: RequestOptions = {}): Promise<ExecResult> {
+    return this.send({ method: "POST", path: `${sessionPath(sessionId)}/exec`, body, signal: options.signal });
   }
 
   // ── Events ───────────────────────────────────────────────────────────────

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpEdgeApiError, McpEdgeClient } from "../../src/client/index.js";
+import { ROUTES } from "../../src/api/routes.js";
 import { META_TOOL_NAMES } from "../../src/core/discovery/meta-tools.js";
 import { freePort, Peer } from "../peers.js";
 import { lastToolResult, startScriptedLlm, toolNames, type ScriptedLlm } from "../support/scripted-llm.js";
@@ -43,8 +44,11 @@ interface AgentReport {
   session: string;
   mode: string;
   text: string;
-  steps: Array<{ toolCalls: Array<{ name: string; input: unknown }>; toolResults: Array<{ name: string; output: { output: string; isError: boolean } }> }>;
+  steps: Array<{ toolCalls: Array<{ name: string; input: unknown }>; toolResults: Array<{ name: string; output: { output: string; isError: boolean } & Record<string, unknown> }> }>;
 }
+
+/** Code mode's loop needs the sandbox route (`POST /exec`, issue 7); it runs as soon as the route table has it. */
+const EXEC_SERVED = ROUTES.some((route) => route.method === "post" && route.path === "/v1/sessions/{id}/exec");
 
 /** Runs the example agent and returns what it printed. */
 async function runExample(args: string[]): Promise<string> {
@@ -135,6 +139,33 @@ describe("the example agent (AI SDK streamText + openai-compatible)", () => {
       (request) => ({ text: `The server said: ${lastToolResult(request)}` }),
     ]);
     expect(await runExample(["Echo streamed"])).toBe("The server said: Echo: streamed\n");
+  });
+
+  it.skipIf(!EXEC_SERVED)("code mode: the model writes one script, the sandbox runs it against the real server, the model answers from its output", async () => {
+    const script = [
+      'const weather = await tools["everything_get-structured-content"]({ location: "Chicago" });',
+      'await tools.everything_echo({ message: "from a script" });',
+      'console.log("two calls made");',
+      "return { city: \"Chicago\", keys: Object.keys(weather).sort() };",
+    ].join("\n");
+    llm.script([
+      () => ({ toolCalls: [{ name: "execute", arguments: { code: script } }] }),
+      (request) => ({ text: `Script output: ${lastToolResult(request)}` }),
+    ]);
+    const report = await runAgent(["--mode", "code", "What is the weather in Chicago?"]);
+
+    expect(toolNames(llm.requests[0])).toEqual(["execute"]);
+    expect(llm.requests[0]!.tools![0]!.function.description).toContain('"everything_get-structured-content"(args: {');
+    const run = report.steps[0]!.toolResults[0]!.output as unknown as { result: unknown; logs: string[]; calls: Array<{ name: string; isError: boolean }>; error?: unknown };
+    expect(run.error).toBeUndefined();
+    expect(run.logs).toEqual(["two calls made"]);
+    expect(run.calls.map((c) => [c.name, c.isError])).toEqual([
+      ["everything_get-structured-content", false],
+      ["everything_echo", false],
+    ]);
+    expect(run.result).toEqual({ city: "Chicago", keys: ["conditions", "humidity", "temperature"] });
+    expect(lastToolResult(llm.requests[1]!)).toContain("Logs:\ntwo calls made");
+    expect(report.text).toContain('"city": "Chicago"');
   });
 
   it("search mode: the model searches, and the tool it found is offered and called on the next step", async () => {
