@@ -91,4 +91,4 @@ export function expectNoPollution(): void {
 }
 
 /** Run counts: thousands where an input is cheap, fewer where each one is big. */
-export const RUNS = { cheap: 2_000, medium: 1_000, heavy: 150 } as const;
+export const RUNS = { cheap: 1_000, medium: 500, heavy: 100 } as const;
