@@ -10,6 +10,7 @@ import { SESSION_ID_HEADER } from "../durable-objects/session-routes.js";
 import { openApiDocument } from "./api/openapi.js";
 import { BridgeConnectQuery, type OpenApiDocument } from "./api/schemas.js";
 import { McpEdgeError } from "./core/errors.js";
+import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from "./core/limits.js";
 import { BRIDGE_ID_HEADER } from "../durable-objects/bridge-hub.js";
 import { bridgePrincipal, LOCAL_PRINCIPAL, type Env } from "./env.js";
 import { errorResponse, notFound, onError, routeNotFound } from "./http/errors.js";
@@ -63,6 +64,8 @@ export function createApp() {
   const router = createRouter();
   return {
     fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
+      // A body that says it is over the cap is refused here, before it travels to an object.
+      if (Number(request.headers.get("content-length")) > MAX_REQUEST_BODY_BYTES) return errorResponse(bodyTooLarge());
       const url = new URL(request.url);
       const match = SESSION_PATH.exec(url.pathname);
       if (!match) return router.fetch(request, env, ctx);

@@ -4,6 +4,7 @@
  * output; images, audio and binary resources become data-URL attachments;
  * `_meta` (and the legacy `metadata`) stay out of the output.
  */
+import { nestingDepth } from "./limits.js";
 
 export interface Attachment {
   mime: string;
@@ -133,17 +134,3 @@ function tooDeep(what: string): string {
   return `(${what} not shown: nested deeper than ${MAX_STRUCTURED_DEPTH} levels)`;
 }
 
-/** How deep arrays and objects nest in `value`, counted without recursion and at most `limit`. */
-export function nestingDepth(value: unknown, limit: number): number {
-  let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
-    if (typeof item !== "object" || item === null) continue;
-    const here = depth + 1;
-    if (here > deepest) deepest = here;
-    if (deepest >= limit) return deepest;
-    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, here]);
-  }
-  return deepest;
-}

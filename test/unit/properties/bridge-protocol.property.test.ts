@@ -120,7 +120,7 @@ describe("bridge framing (property)", () => {
         const interleaved: string[] = [];
         for (let i = 0; i < Math.max(pa!.length, pb!.length); i++) interleaved.push(...(pa![i] ? [pa![i]!] : []), ...(pb![i] ? [pb![i]!] : []));
         const done = decodeAll(interleaved).results.filter((r) => r.kind === "frame");
-        expect(done.map((r) => (r.kind === "frame" ? r.frame.channel : ""))).toEqual(pa!.length <= pb!.length ? ["a", "b"] : ["b", "a"]);
+        expect(done.map((r) => (r.kind === "frame" && "channel" in r.frame ? r.frame.channel : ""))).toEqual(pa!.length <= pb!.length ? ["a", "b"] : ["b", "a"]);
       }),
       { numRuns: 8 },
     );

@@ -6,7 +6,8 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { CallResult } from "../../../src/api/schemas.js";
-import { MAX_STRUCTURED_DEPTH, nestingDepth, normalizeToolResult, type RawToolResult } from "../../../src/core/normalize.js";
+import { nestingDepth } from "../../../src/core/limits.js";
+import { MAX_STRUCTURED_DEPTH, normalizeToolResult, type RawToolResult } from "../../../src/core/normalize.js";
 import { anyString, anyValue, expectNoPollution, nested, ownObject, pollutionPayload, RUNS } from "./arbitraries.js";
 
 afterEach(expectNoPollution);

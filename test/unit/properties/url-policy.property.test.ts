@@ -29,7 +29,7 @@ const octet = fc.integer({ min: 0, max: 255 });
 const privateV4 = fc
   .constantFrom(...PRIVATE_BLOCKS)
   .chain(([[a0, a1], [b0, b1]]) => fc.tuple(fc.integer({ min: a0, max: a1 }), fc.integer({ min: b0, max: b1 }), octet, octet));
-const metadataV4 = fc.constant([169, 254, 169, 254]);
+const metadataV4 = fc.constant<[number, number, number, number]>([169, 254, 169, 254]);
 
 /** Public unicast addresses (8.8.8.8-like): nothing in a refused block. */
 const publicV4 = fc.tuple(fc.constantFrom(1, 8, 11, 23, 45, 64, 93, 104, 151, 185, 203), octet, octet, octet.filter((d) => d > 0));
