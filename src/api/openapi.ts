@@ -19,9 +19,11 @@ const STATUS_TEXT: Record<number, string> = {
   400: "Bad request (badRequest, invalidConfig, unknownKeys)",
   401: "Unauthorized",
   404: "Not found (notFound, sessionNotFound, serverNotFound, toolNotFound)",
+  413: "Request body over 4 MiB (payloadTooLarge)",
+  429: "Too many event subscribers on this session (tooManySubscribers)",
   499: "Cancelled: the caller went away",
   500: "Internal error",
-  502: "Upstream server unavailable or failing (serverUnavailable, upstreamError)",
+  502: "Upstream server unavailable or failing, or its result over the size cap (serverUnavailable, upstreamError, resultTooLarge)",
   504: "Upstream timeout",
 };
 
