@@ -19,7 +19,11 @@ describe("limits", () => {
     expect(nestingDepth("x", 10)).toBe(0);
     expect(nestingDepth({ a: [1, { b: 2 }] }, 10)).toBe(3);
     expect(nestingDepth(nested(1_000_000, 1, false), 65)).toBe(65);
-    fc.assert(fc.property(fc.integer({ min: 0, max: 200 }), fc.boolean(), (depth, asObject) => expect(nestingDepth(nested(depth, 1, asObject), 1_000)).toBe(depth)));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 200 }), fc.boolean(), (depth, asObject) => {
+        expect(nestingDepth(nested(depth, 1, asObject), 1_000)).toBe(depth);
+      }),
+    );
   });
 
   it("request nesting: at the cap passes, one deeper is a 400 badRequest", () => {
