@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { SessionBodySchema } from "../../src/core/config.js";
 import { McpEdgeError } from "../../src/core/errors.js";
 import { bodyTooLarge, checkRequestNesting, checkToolResultSize, MAX_REQUEST_NESTING, MAX_TOOL_RESULT_CHARS, nestingDepth } from "../../src/core/limits.js";
 import { nested } from "./properties/arbitraries.js";
@@ -42,6 +43,12 @@ describe("limits", () => {
       expect((error as McpEdgeError).data).toEqual({ size: 11, limit: 10 });
     }
     expect(MAX_TOOL_RESULT_CHARS).toBeGreaterThan(Math.ceil((10 * 1024 * 1024 * 4) / 3));
+  });
+
+  it("roots: 64 per session pass, 65 are a parse failure", () => {
+    const roots = (n: number) => Array.from({ length: n }, (_, i) => `file:///r${i}`);
+    expect(SessionBodySchema.safeParse({ roots: roots(64) }).success).toBe(true);
+    expect(SessionBodySchema.safeParse({ roots: roots(65) }).success).toBe(false);
   });
 
   it("an oversized body is a 413 payloadTooLarge", () => {
