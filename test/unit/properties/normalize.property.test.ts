@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CallResult } from "../../../src/api/schemas.js";
 import { nestingDepth } from "../../../src/core/limits.js";
 import { MAX_STRUCTURED_DEPTH, normalizeToolResult, type RawToolResult } from "../../../src/core/normalize.js";
+import { base64DecodedLength, readResourceAsResult } from "../../../src/core/resources.js";
 import { anyString, anyValue, expectNoPollution, nested, ownObject, pollutionPayload, RUNS } from "./arbitraries.js";
 
 afterEach(expectNoPollution);
@@ -107,5 +108,41 @@ describe("normalizeToolResult (property)", () => {
     const deep = nested(250, "x", false);
     const { output } = normalizeToolResult({ content: [], structuredContent: deep });
     expect(output).toBe(JSON.stringify(deep));
+  });
+});
+
+describe("resources/read results (property)", () => {
+  const content = fc.record(
+    {
+      uri: anyString,
+      mimeType: fc.option(fc.constantFrom("image/png", "IMAGE/PNG", "text/plain", "application/json", "application/x-thing", "text/markdown; charset=utf-8"), { nil: undefined }),
+      text: fc.option(anyString, { nil: undefined }),
+      blob: fc.option(base64ish, { nil: undefined }),
+    },
+    { requiredKeys: ["uri"] },
+  );
+
+  it("any contents (non-canonical base64, lone surrogates): a CallResult, never an exception", () => {
+    fc.assert(
+      fc.property(fc.array(content, { maxLength: 5 }), (contents) => {
+        const result = readResourceAsResult(contents);
+        expect(CallResult.safeParse(result).success).toBe(true);
+      }),
+      { numRuns: RUNS.cheap },
+    );
+  });
+
+  it("base64DecodedLength is exact for canonical base64 and never negative for anything", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), anyString, (bytes, junk) => {
+        expect(base64DecodedLength(btoa(String.fromCharCode(...bytes)))).toBe(bytes.length);
+        expect(base64DecodedLength(junk)).toBeGreaterThanOrEqual(0);
+      }),
+      { numRuns: RUNS.cheap },
+    );
+  });
+
+  it("regression: padding alone ('=') was a negative size", () => {
+    expect(base64DecodedLength("=")).toBe(0);
   });
 });
