@@ -226,3 +226,16 @@ describe("limits: each cap answers a typed error, and the session keeps working"
     expect(res.body.output).toBe("Echo: still fine");
   });
 });
+
+describe("server names that would misbehave as object keys", () => {
+  it("regression: PUT /servers/__proto__ is a 400 (as a plain-object key it replaced the prototype of the status and persisted server maps)", async () => {
+    const { id } = await createSession({});
+    const res = await api("PUT", `/v1/sessions/${id}/servers/__proto__`, remote(peers.everything));
+    expectError(res, 400, "invalidConfig");
+    expect(res.body.error.message).toContain("__proto__");
+    expectError(await api("PUT", `/v1/sessions/${id}/servers/a%00b`, remote(peers.everything)), 400, "invalidConfig");
+    const ok = await api("PUT", `/v1/sessions/${id}/servers/constructor`, remote(peers.everything));
+    expect(ok.status).toBe(200);
+    expect((await api("GET", `/v1/sessions/${id}`)).body.servers.constructor.status).toBe("connected");
+  });
+});
