@@ -65,7 +65,7 @@ describe("tokenizer (property)", () => {
         expect(tokenizer.terms(input)).toEqual(terms);
         expect(tokenizer.identifier(input).every((t) => t.length > 0)).toBe(true);
       }),
-      { numRuns: RUNS.medium },
+      { numRuns: RUNS.cheap },
     );
   });
 });
@@ -86,7 +86,7 @@ describe("search (property)", () => {
         for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
         expect(new Set(hits.map((h) => h.id)).size).toBe(hits.length);
       }),
-      { numRuns: RUNS.heavy },
+      { numRuns: RUNS.heavy * 3 },
     );
   });
 
@@ -97,7 +97,7 @@ describe("search (property)", () => {
         const b = searchIndex(buildSearchIndex([...list].reverse()), query, { limit: 20 });
         expect(b.map((h) => h.id)).toEqual(a.map((h) => h.id));
       }),
-      { numRuns: RUNS.heavy },
+      { numRuns: RUNS.heavy * 3 },
     );
   });
 
@@ -110,7 +110,7 @@ describe("search (property)", () => {
         const bad = parseSearchIndex(garbage);
         if (!bad.success) expect(bad.error.code).toBe("invalidIndex");
       }),
-      { numRuns: RUNS.heavy },
+      { numRuns: RUNS.heavy * 3 },
     );
   });
 
