@@ -19,7 +19,7 @@ const STATUS_TEXT: Record<number, string> = {
   400: "Bad request (badRequest, invalidConfig, unknownKeys)",
   401: "Unauthorized",
   404: "Not found (notFound, sessionNotFound, serverNotFound, toolNotFound)",
-  413: "Request body over 4 MiB (payloadTooLarge)",
+  413: "Request body over 16 MiB (payloadTooLarge)",
   429: "Too many event subscribers on this session (tooManySubscribers)",
   499: "Cancelled: the caller went away",
   500: "Internal error",

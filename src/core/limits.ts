@@ -7,8 +7,11 @@
 import { McpEdgeError } from "./errors.js";
 import { MAX_SEARCH_QUERY_CHARS } from "./search/config.js";
 
-/** Request bodies (session configs, tool arguments, …): 4 MiB of bytes. */
-export const MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * Request bodies (session configs, tool arguments, …): 16 MiB of bytes. Not less: 10 MB
+ * tool arguments pass intact through the bridge (test/e2e/bridge.test.ts), a contract.
+ */
+export const MAX_REQUEST_BODY_BYTES = 16 * 1024 * 1024;
 /** Arrays and objects nested in a request body: deeper would overflow JSON.stringify on the way upstream. */
 export const MAX_REQUEST_NESTING = 64;
 /**
