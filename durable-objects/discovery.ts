@@ -18,7 +18,7 @@ import { execOutputText, type ExecOutcome } from "../src/core/codemode/exec-outp
 import { declarationsForBudget, EXECUTE_TOOL_NAME, ExecuteArguments, executeTool } from "../src/core/codemode/execute-tool.js";
 import { McpEdgeError, messageOf } from "../src/core/errors.js";
 import type { NormalizedResult } from "../src/core/normalize.js";
-import { buildSearchIndex, deserializeSearchIndex, searchIndex, serializeSearchIndex, type SearchIndex } from "../src/core/search/index.js";
+import { buildSearchIndex, deserializeSearchIndex, MAX_SEARCH_QUERY_CHARS, searchIndex, serializeSearchIndex, type SearchIndex } from "../src/core/search/index.js";
 
 export const META_SERVER = "mcp-edge";
 
@@ -223,6 +223,7 @@ export class Discovery {
       case "search_tools": {
         const query = str("query");
         if (!query) return toolError("search_tools needs a non-empty string argument query");
+        if (query.length > MAX_SEARCH_QUERY_CHARS) return toolError(`search_tools: query is over ${MAX_SEARCH_QUERY_CHARS} characters; say it shorter`);
         const limit = typeof args.limit === "number" && Number.isFinite(args.limit) ? Math.floor(args.limit) : SEARCH_DEFAULT_LIMIT;
         const { results } = await this.search(query, limit, turnId);
         return toolOutput(results.length ? results : `No tools match "${query}". Try other words.`);

@@ -4,7 +4,9 @@
  * or grows memory: its queue is bounded, events that do not fit are dropped, and it gets
  * a `gap` event saying how many it missed once it catches up.
  */
+import { McpEdgeError } from "../src/core/errors.js";
 import { EventLog, formatSse, type SessionEvent, type SessionEventType } from "../src/core/events.js";
+import { MAX_EVENT_SUBSCRIBERS } from "../src/core/limits.js";
 
 /** Events queued per subscriber before it counts as slow. */
 export const SUBSCRIBER_QUEUE_EVENTS = 256;
@@ -45,6 +47,9 @@ export class SessionEvents {
 
   /** A streaming SSE response; it ends when the caller goes away or the session closes. */
   subscribe(lastEventId: number | undefined, signal: AbortSignal | undefined): Response {
+    if (this.subscribers.size >= MAX_EVENT_SUBSCRIBERS) {
+      throw new McpEdgeError("tooManySubscribers", `this session already has ${MAX_EVENT_SUBSCRIBERS} event subscribers`, { limit: MAX_EVENT_SUBSCRIBERS });
+    }
     let subscriber: Subscriber | undefined;
     const stream = new ReadableStream<Uint8Array>(
       {

@@ -19,6 +19,7 @@ import { ConnectionState, type ServerStatus } from "../src/core/connection-state
 import { META_TOOL_NAMES } from "../src/core/discovery/meta-tools.js";
 import { McpEdgeError, messageOf } from "../src/core/errors.js";
 import { wrapInstructions } from "../src/core/instructions.js";
+import { checkToolResultSize } from "../src/core/limits.js";
 import { normalizeToolResult, type NormalizedResult } from "../src/core/normalize.js";
 import { readResourceAsResult } from "../src/core/resources.js";
 import { checkServerUrl } from "../src/core/url-policy.js";
@@ -568,6 +569,7 @@ export class Session {
         ...(turn !== undefined ? { turn: { sessionId: session.id, turnId: turn, ...(options.actorId !== undefined ? { actorId: options.actorId } : {}) } } : {}),
       });
       const normalized = normalizeToolResult(result);
+      checkToolResultSize(normalized);
       this.events.emit("tool.finished", { callId, name, server: target.server, ms: Date.now() - started, isError: normalized.isError });
       return normalized;
     } catch (error) {

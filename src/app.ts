@@ -13,6 +13,7 @@ import { PRINCIPAL_HEADER, SESSION_ID_HEADER } from "../durable-objects/session-
 import { openApiDocument } from "./api/openapi.js";
 import { BridgeConnectQuery, type OpenApiDocument } from "./api/schemas.js";
 import { McpEdgeError } from "./core/errors.js";
+import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from "./core/limits.js";
 import { BRIDGE_ID_HEADER } from "../durable-objects/bridge-hub.js";
 import { registerAuthorize } from "./auth/authorize.js";
 import { bridgePrincipal, type Env } from "./env.js";
@@ -84,6 +85,8 @@ export function createApp() {
   return {
     /** `principal`: who the request acts for, or undefined on public routes (src/auth/gate.ts decides). */
     fetch(request: Request, env: Env, ctx: ExecutionContext, principal: string | undefined): Response | Promise<Response> {
+      // A body that says it is over the cap is refused here, before it travels to an object.
+      if (Number(request.headers.get("content-length")) > MAX_REQUEST_BODY_BYTES) return errorResponse(bodyTooLarge());
       const url = new URL(request.url);
       const match = SESSION_PATH.exec(url.pathname);
       if (!match) {

@@ -19,9 +19,11 @@ const STATUS_TEXT: Record<number, string> = {
   400: "Bad request (badRequest, invalidConfig, unknownKeys)",
   401: "Unauthorized: no, bad, expired or revoked token (code unauthorized; WWW-Authenticate: Bearer …)",
   404: "Not found (notFound, sessionNotFound, serverNotFound, toolNotFound)",
+  413: "Request body over 16 MiB (payloadTooLarge)",
+  429: "Too many event subscribers on this session (tooManySubscribers)",
   499: "Cancelled: the caller went away",
   500: "Internal error",
-  502: "Upstream server unavailable or failing (serverUnavailable, upstreamError)",
+  502: "Upstream server unavailable or failing, or its result over the size cap (serverUnavailable, upstreamError, resultTooLarge)",
   503: "Authentication is not configured on this deployment (authNotConfigured)",
   504: "Upstream timeout",
 };

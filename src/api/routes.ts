@@ -111,7 +111,7 @@ export const ROUTES: readonly RouteEntry[] = [
     body: S.SessionBody,
     bodyOptional: true,
     response: { status: 201, description: "The new session and its servers' statuses", schema: S.SessionInfo },
-    errors: [400, 500],
+    errors: [400, 413, 500],
   },
   {
     method: "get",
@@ -139,7 +139,7 @@ export const ROUTES: readonly RouteEntry[] = [
     served: "session",
     body: S.ServerConfig,
     response: { status: 200, description: "The server's status", schema: S.ServerStatus },
-    errors: [400, ...SESSION_ERRORS],
+    errors: [400, 413, ...SESSION_ERRORS],
   },
   {
     method: "delete",
@@ -186,7 +186,7 @@ export const ROUTES: readonly RouteEntry[] = [
     served: "session",
     body: S.SearchToolsBody,
     response: { status: 200, description: "Ranked tools", schema: S.SearchResults },
-    errors: [400, ...SESSION_ERRORS],
+    errors: [400, 413, ...SESSION_ERRORS],
   },
   {
     method: "get",
@@ -196,7 +196,7 @@ export const ROUTES: readonly RouteEntry[] = [
       "Server-Sent Events: server.status, tools.changed, tool.started, tool.progress, tool.finished, turn.ended, gap; resumable with Last-Event-ID",
     served: "session",
     response: { status: 200, description: "text/event-stream" },
-    errors: [400, ...SESSION_ERRORS],
+    errors: [400, ...SESSION_ERRORS, 429],
   },
   {
     method: "post",
@@ -215,7 +215,7 @@ export const ROUTES: readonly RouteEntry[] = [
     served: "session",
     body: S.EndTurnBody,
     response: { status: 200, description: "Which servers were told", schema: S.TurnEnded },
-    errors: [400, ...SESSION_ERRORS],
+    errors: [400, 413, ...SESSION_ERRORS],
   },
   {
     method: "get",
@@ -244,7 +244,7 @@ export const ROUTES: readonly RouteEntry[] = [
     served: "session",
     body: S.CallToolBody,
     response: { status: 200, description: "The normalized result", schema: S.CallResult },
-    errors: [400, 404, 499, 500, 502, 504],
+    errors: [400, 413, 404, 499, 500, 502, 504],
   },
   {
     method: "get",
@@ -272,7 +272,7 @@ export const ROUTES: readonly RouteEntry[] = [
     served: "session",
     body: S.ReadResourceBody,
     response: { status: 200, description: "The server's resources/read result", schema: S.ReadResourceResult },
-    errors: [400, ...SESSION_ERRORS, 502, 504],
+    errors: [400, 413, ...SESSION_ERRORS, 502, 504],
   },
   {
     method: "get",
@@ -291,7 +291,7 @@ export const ROUTES: readonly RouteEntry[] = [
     served: "session",
     body: S.GetPromptBody,
     response: { status: 200, description: "The server's prompts/get result", schema: S.GetPromptResult },
-    errors: [400, ...SESSION_ERRORS, 502, 504],
+    errors: [400, 413, ...SESSION_ERRORS, 502, 504],
   },
   {
     method: "get",

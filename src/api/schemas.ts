@@ -10,6 +10,7 @@ import { z } from "zod";
 import { ServerOfferSchema } from "../core/bridge-protocol.js";
 import { LocalServerConfigSchema, RemoteServerConfigSchema, ServerConfigSchema, ServerOverrideSchema, SessionBodySchema } from "../core/config.js";
 import { SEARCH_MAX_LIMIT } from "../core/discovery/meta-tools.js";
+import { MAX_SEARCH_QUERY_CHARS } from "../core/search/config.js";
 
 // ── Requests ───────────────────────────────────────────────────────────────
 
@@ -51,7 +52,7 @@ export const TurnEnded = z.object({
 });
 
 export const SearchToolsBody = z.strictObject({
-  query: z.string().min(1),
+  query: z.string().min(1).max(MAX_SEARCH_QUERY_CHARS),
   limit: z.number().int().min(1).max(SEARCH_MAX_LIMIT).optional(),
   turn: TurnRef.optional(),
 });

@@ -81,10 +81,12 @@ export type LocalServerConfig = z.infer<typeof LocalServerConfigSchema>;
 export type ServerConfigInput = z.infer<typeof ServerConfigSchema>;
 export type ResolvedServerConfig = RemoteServerConfig | LocalServerConfig;
 
-export const SERVER_NAME_PATTERN = /^[^\u0000-\u001f/]{1,128}$/;
+/** 1-128 characters, no '/' or control characters, and not `__proto__` (an assignment to it would replace an object's prototype). */
+export const SERVER_NAME_PATTERN = /^(?!__proto__$)[^\u0000-\u001f/]{1,128}$/;
+const SERVER_NAME_RULE = "server names are 1-128 characters without '/' or control characters, and not __proto__";
 
 export const SessionBodySchema = z.strictObject({
-  servers: z.record(z.string().regex(SERVER_NAME_PATTERN, "server names are 1-128 characters without '/' or control characters"), z.unknown()).optional(),
+  servers: z.record(z.string().regex(SERVER_NAME_PATTERN, SERVER_NAME_RULE), z.unknown()).optional(),
   roots: z.array(z.string().url()).max(64).optional(),
   /** The session's own model providers for sampling, over the deployment's (same ids replace). */
   providers: ProvidersSchema.optional(),
@@ -103,6 +105,7 @@ export type SessionBody = z.infer<typeof SessionBodySchema>;
  * unrecognized-key issue for unknown keys), so the API can answer 400 with it.
  */
 export function parseServerConfig(name: string, input: unknown): ServerConfigInput {
+  if (!SERVER_NAME_PATTERN.test(name)) throw new McpEdgeError("invalidConfig", SERVER_NAME_RULE, { path: ["name"] });
   const typed = typeof input === "object" && input !== null ? (input as { type?: unknown }).type : undefined;
   // Pick the branch by `type`, so the error names this branch's problems, not the union's.
   const schema =
@@ -142,12 +145,17 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Own keys only, written as data properties: a `__proto__` key (JSON.parse makes it an own
+ * property) stays plain data that the schemas then reject, never the merged object's prototype.
+ */
 export function deepMerge(base: unknown, override: unknown): unknown {
   if (!isPlainObject(base) || !isPlainObject(override)) return override === undefined ? base : override;
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(override)) {
     if (value === undefined) continue;
-    out[key] = key in base ? deepMerge(base[key], value) : value;
+    const merged = Object.hasOwn(base, key) ? deepMerge(base[key], value) : value;
+    Object.defineProperty(out, key, { value: merged, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

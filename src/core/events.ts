@@ -48,10 +48,12 @@ export class EventLog {
    * answer starts with a `gap` event saying how many were missed.
    */
   since(lastId: number | undefined): SessionEvent[] {
-    if (lastId === undefined) return [...this.ring];
-    const after = this.ring.filter((e) => e.id > lastId);
+    if (lastId === undefined || Number.isNaN(lastId)) return [...this.ring];
+    // Ids are whole and start at 1: a negative or fractional id means "seen up to" its floor, at least 0.
+    const seen = Math.max(0, Math.floor(lastId));
+    const after = this.ring.filter((e) => e.id > seen);
     const oldest = this.ring[0]?.id ?? this.next;
-    const missed = Math.max(0, oldest - lastId - 1);
+    const missed = Math.max(0, oldest - seen - 1);
     if (missed === 0) return after;
     // The gap carries the id of the last missed event, so a client's Last-Event-ID moves on.
     return [{ id: oldest - 1, type: "gap", at: new Date().toISOString(), data: { missed } }, ...after];

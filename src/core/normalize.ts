@@ -4,6 +4,7 @@
  * output; images, audio and binary resources become data-URL attachments;
  * `_meta` (and the legacy `metadata`) stay out of the output.
  */
+import { nestingDepth } from "./limits.js";
 
 export interface Attachment {
   mime: string;
@@ -29,6 +30,14 @@ export interface RawToolResult {
 
 type Block = Record<string, unknown> & { type?: unknown };
 
+/**
+ * Structured content, legacy `toolResult` and metadata entries nested deeper than this are
+ * not passed on: JSON.stringify recurses, and V8's stack ends a few thousand levels down.
+ */
+export const MAX_STRUCTURED_DEPTH = 256;
+/** Deeper than this, structured content is rendered compact: indenting costs depth² characters. */
+export const MAX_INDENTED_DEPTH = 32;
+
 const BASE64_DATA_URI = /^data:([^;,]*)(?:;[^;,]*)*;base64,/i;
 
 function str(value: unknown): string | undefined {
@@ -46,7 +55,9 @@ export function normalizeToolResult(result: RawToolResult): NormalizedResult {
 
   // Legacy (2024-10-07) results carry `toolResult` instead of content.
   if (blocks.length === 0 && result.toolResult !== undefined && result.structuredContent === undefined) {
-    texts.push(typeof result.toolResult === "string" ? result.toolResult : JSON.stringify(result.toolResult));
+    if (typeof result.toolResult === "string") texts.push(result.toolResult);
+    else if (nestingDepth(result.toolResult, MAX_STRUCTURED_DEPTH + 1) > MAX_STRUCTURED_DEPTH) texts.push(tooDeep("toolResult"));
+    else texts.push(JSON.stringify(result.toolResult) ?? "");
   }
 
   for (const block of blocks) {
@@ -93,15 +104,33 @@ export function normalizeToolResult(result: RawToolResult): NormalizedResult {
 
   let output = texts.join("\n");
   if (result.structuredContent !== undefined && result.structuredContent !== null) {
+    const depth = nestingDepth(result.structuredContent, MAX_STRUCTURED_DEPTH + 1);
+    if (depth > MAX_STRUCTURED_DEPTH) {
+      output = `${output}${output ? "\n" : ""}Structured content: ${tooDeep("structuredContent")}`;
+      return finish(output, attachments, result);
+    }
     const compact = JSON.stringify(result.structuredContent);
-    const indented = JSON.stringify(result.structuredContent, null, 2);
+    // Indentation grows with the square of the depth: deep values stay compact.
+    const indented = depth > MAX_INDENTED_DEPTH ? compact : JSON.stringify(result.structuredContent, null, 2);
     if (texts.length === 0) output = indented;
     else if (!output.includes(compact) && !output.includes(indented)) output = `${output}\nStructured content:\n${indented}`;
   }
 
-  const metadata: Record<string, unknown> = {};
-  if (isRecord(result.metadata)) Object.assign(metadata, result.metadata);
-  if (isRecord(result._meta)) Object.assign(metadata, result._meta);
+  return finish(output, attachments, result);
+}
 
+function finish(output: string, attachments: Attachment[], result: RawToolResult): NormalizedResult {
+  // Object.fromEntries defines keys as data: a server's `__proto__` key stays data, never the prototype.
+  // Entries too deep to serialize are left out.
+  const metadata: Record<string, unknown> = Object.fromEntries(
+    [...(isRecord(result.metadata) ? Object.entries(result.metadata) : []), ...(isRecord(result._meta) ? Object.entries(result._meta) : [])].filter(
+      ([, value]) => nestingDepth(value, MAX_STRUCTURED_DEPTH) < MAX_STRUCTURED_DEPTH,
+    ),
+  );
   return { output, attachments, metadata, isError: result.isError === true };
 }
+
+function tooDeep(what: string): string {
+  return `(${what} not shown: nested deeper than ${MAX_STRUCTURED_DEPTH} levels)`;
+}
+

@@ -29,7 +29,8 @@ export interface ResourceContent {
 export function base64DecodedLength(base64: string): number {
   const clean = base64.replace(/\s/g, "");
   const padding = clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0;
-  return Math.floor((clean.length * 3) / 4) - padding;
+  // Never negative, even for text that is only padding ("=").
+  return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
 }
 
 function isTextual(mime: string): boolean {

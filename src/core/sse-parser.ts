@@ -21,7 +21,12 @@ export interface SseParser {
 }
 
 export function createSseParser(): SseParser {
-  let buffer = "";
+  // The unfinished line, in the pieces it arrived in: each chunk is scanned once and joined
+  // once, so a 10 MB line in 16 KB chunks costs linear time (re-scanning one growing
+  // buffer per chunk made it quadratic: seconds of CPU per large tool result).
+  let pieces: string[] = [];
+  // The previous chunk ended with CR: a LF opening this one belongs to it (CRLF).
+  let afterCr = false;
   let id: string | undefined;
   let event = "";
   let data: string[] = [];
@@ -64,29 +69,38 @@ export function createSseParser(): SseParser {
 
   return {
     push(text: string): SseEvent[] {
-      buffer += text;
       const out: SseEvent[] = [];
       let start = 0;
-      for (;;) {
-        // Lines end with CRLF, LF or a lone CR.
-        const lf = buffer.indexOf("\n", start);
-        const cr = buffer.indexOf("\r", start);
+      if (afterCr && text.length > 0) {
+        afterCr = false;
+        if (text.charCodeAt(0) === 10) start = 1;
+      }
+      // Next LF / CR at or after `start`; -1 once there is none left in this chunk.
+      let lf = -2;
+      let cr = -2;
+      while (start < text.length) {
+        if (lf !== -1 && lf < start) lf = text.indexOf("\n", start);
+        if (cr !== -1 && cr < start) cr = text.indexOf("\r", start);
         if (lf < 0 && cr < 0) break;
+        // Lines end with CRLF, LF or a lone CR.
         let end: number;
         let next: number;
         if (cr >= 0 && (lf < 0 || cr < lf)) {
-          // A CR at the very end may be the first half of a CRLF: wait for more.
-          if (cr === buffer.length - 1) break;
           end = cr;
-          next = buffer.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1;
+          if (cr === text.length - 1) {
+            afterCr = true;
+            next = cr + 1;
+          } else next = text.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1;
         } else {
           end = lf;
           next = lf + 1;
         }
-        line(buffer.slice(start, end), out);
+        const tail = text.slice(start, end);
+        line(pieces.length > 0 ? pieces.join("") + tail : tail, out);
+        pieces = [];
         start = next;
       }
-      buffer = buffer.slice(start);
+      if (start < text.length) pieces.push(text.slice(start));
       return out;
     },
     get retry() {

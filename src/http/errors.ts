@@ -5,6 +5,7 @@
  */
 import type { Context } from "hono";
 import { McpEdgeError, messageOf } from "../core/errors.js";
+import { bodyTooLarge, checkRequestNesting, MAX_REQUEST_BODY_BYTES } from "../core/limits.js";
 
 export function errorResponse(error: unknown): Response {
   const typed = McpEdgeError.is(error) ? error : new McpEdgeError("internal", "internal error");
@@ -24,16 +25,46 @@ export function notFound(c: Context): Response {
   return routeNotFound(c.req.method, c.req.url);
 }
 
-/** Reads a JSON body; a missing or malformed one is a typed 400. */
-export async function readJson(request: Request, { optional = false } = {}): Promise<unknown> {
-  const text = await request.text();
+/**
+ * Reads a JSON body; a missing or malformed one is a typed 400, one over `maxBytes`
+ * (MAX_REQUEST_BODY_BYTES) a 413 — refused from its Content-Length when it says so,
+ * otherwise while reading, so an oversized body is never held whole — and one nested
+ * deeper than MAX_REQUEST_NESTING a 400.
+ */
+export async function readJson(request: Request, { optional = false, maxBytes = MAX_REQUEST_BODY_BYTES } = {}): Promise<unknown> {
+  const text = await readText(request, maxBytes);
   if (text.trim() === "") {
     if (optional) return {};
     throw new McpEdgeError("badRequest", "request body must be JSON");
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new McpEdgeError("badRequest", "request body is not valid JSON");
   }
+  checkRequestNesting(value);
+  return value;
+}
+
+async function readText(request: Request, maxBytes: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) throw bodyTooLarge(maxBytes);
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw bodyTooLarge(maxBytes);
+    }
+    parts.push(decoder.decode(value, { stream: true }));
+  }
+  parts.push(decoder.decode());
+  return parts.join("");
 }

@@ -105,6 +105,31 @@ describe("checkServerUrl: SSRF with allowPrivate false", () => {
     expect(checkServerUrl("http://[64:ff9b::8.8.8.8]/", strict).ok).toBe(true);
   });
 
+  it("regression: 6to4 (2002::/16) and Teredo addresses embedding a private IPv4 were allowed", () => {
+    expect(reason("http://[2002:a9fe:a9fe::1]/")).toContain("loopback"); // 169.254.169.254
+    expect(reason("http://[2002:7f00:1::]/")).toContain("loopback");
+    expect(reason("http://[2001:0:a00:1::ffff:ffff]/")).toContain("loopback"); // Teredo server 10.0.0.1
+    expect(checkServerUrl("http://[2002:808:808::1]/", strict).ok).toBe(true);
+  });
+
+  it("regression: site-local fec0::/10, local-use NAT64 and discard-only IPv6 were allowed", () => {
+    for (const raw of ["http://[fec0::1]/", "http://[feff::1]/", "http://[64:ff9b:1::a00:1]/", "http://[100::1]/", "http://[fd00:ec2::254]/"]) {
+      expect(reason(raw)).toContain("loopback");
+    }
+  });
+
+  it("regression: more than one trailing dot hid a local name or address", () => {
+    for (const raw of ["http://localhost../", "http://app.localhost.../", "http://127.0.0.1../", "http://0x7f.1../", "http://metadata.google.internal../"]) {
+      expect(reason(raw)).toMatch(/local|loopback|metadata/);
+    }
+  });
+
+  it("regression: 192.0.0.0/24 (NAT64 discovery 192.0.0.170) and 198.18.0.0/15 (benchmarking) are refused", () => {
+    expect(reason("http://192.0.0.170/")).toContain("loopback");
+    expect(reason("http://198.19.1.1/")).toContain("loopback");
+    expect(checkServerUrl("http://192.0.1.1/", strict).ok).toBe(true);
+  });
+
   it("the IPv4-mapped loopback is seen in the URL parser's hex form", () => {
     expect(new URL("http://[::ffff:127.0.0.1]/").hostname).toBe("[::ffff:7f00:1]");
     expect(reason("http://[::ffff:127.0.0.1]/")).toContain("::ffff:7f00:1");

@@ -9,6 +9,13 @@ import { FIELD_NAMES, type FieldConfig, type FieldName, type SearchConfig, type 
 
 /** Hits returned when a search names no limit. */
 export const DEFAULT_SEARCH_LIMIT = 8;
+/**
+ * Query characters read at most; the rest is ignored. Bounds the work of a hostile query
+ * (quote storms, one enormous word); real tasks are far shorter (the longest dev query: 1,400).
+ */
+export const MAX_SEARCH_QUERY_CHARS = 4_096;
+/** A query word's prefixes are looked up only this far: no indexed term of use is longer. */
+export const MAX_PREFIX_CHARS = 64;
 
 export const DEFAULT_SEARCH_CONFIG: SearchConfig = deepFreeze({
   k1: 1.2,

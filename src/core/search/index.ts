@@ -14,7 +14,7 @@ import { resolveSearchConfig, type SearchConfigOverride } from "./config.js";
 import type { SearchDocument, SearchHit, SearchOptions } from "./types.js";
 
 export type { SearchIndex } from "./bm25f.js";
-export { DEFAULT_SEARCH_CONFIG, DEFAULT_SEARCH_LIMIT, resolveSearchConfig, type SearchConfigOverride } from "./config.js";
+export { DEFAULT_SEARCH_CONFIG, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_QUERY_CHARS, resolveSearchConfig, type SearchConfigOverride } from "./config.js";
 export { SearchError, type SearchErrorCode } from "./errors.js";
 export { collectSchemaText, type SchemaText } from "./fields.js";
 export { deserializeSearchIndex, parseSearchIndex, serializeSearchIndex, SEARCH_INDEX_FORMAT, SEARCH_INDEX_VERSION, type ParseResult } from "./serialize.js";

@@ -9,7 +9,7 @@
  * ties by id.
  */
 import { indexData, scoreTerms, type IndexData, type QueryScores, type SearchIndex } from "./bm25f.js";
-import { DEFAULT_SEARCH_LIMIT } from "./config.js";
+import { DEFAULT_SEARCH_LIMIT, MAX_PREFIX_CHARS, MAX_SEARCH_QUERY_CHARS } from "./config.js";
 import { queryParts, splitClauses } from "./query.js";
 import { topK } from "./top-k.js";
 import type { SearchHit, SearchOptions } from "./types.js";
@@ -37,7 +37,7 @@ function queryTerms(data: IndexData, text: string): Map<number, number> {
   }
   if (prefixWeight > 0) {
     for (const { term, weight } of words) {
-      for (let length = minPrefixLength; length < term.length; length++) {
+      for (let length = minPrefixLength, end = Math.min(term.length, MAX_PREFIX_CHARS + 1); length < end; length++) {
         const number = data.termNumbers.get(term.slice(0, length));
         if (number === undefined || terms.has(number)) continue;
         terms.set(number, prefixWeight * weight);
@@ -59,7 +59,8 @@ function maxOf(scores: Float64Array, docs: readonly number[]): number {
 }
 
 /** The best documents for `query`, best first; ties by id. */
-export function search(index: SearchIndex, query: string, options: SearchOptions = {}): SearchHit[] {
+export function search(index: SearchIndex, fullQuery: string, options: SearchOptions = {}): SearchHit[] {
+  const query = fullQuery.length > MAX_SEARCH_QUERY_CHARS ? fullQuery.slice(0, MAX_SEARCH_QUERY_CHARS) : fullQuery;
   const data = indexData(index);
   const limit = Math.floor(options.limit ?? DEFAULT_SEARCH_LIMIT);
   if (!(limit > 0)) return [];
