@@ -17,11 +17,19 @@ interface Subscriber {
 export class SessionEvents {
   private readonly log = new EventLog();
   private readonly subscribers = new Set<Subscriber>();
+  private readonly listeners = new Set<(event: SessionEvent) => void>();
   private readonly encoder = new TextEncoder();
 
   emit(type: SessionEventType, data: Record<string, unknown>): void {
     const event = this.log.append(type, data);
     for (const subscriber of this.subscribers) subscriber.push(event);
+    for (const listener of this.listeners) listener(event);
+  }
+
+  /** Calls `listener` with every event from now on (in-process consumers: the MCP endpoint); returns the unsubscribe. */
+  listen(listener: (event: SessionEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   get subscriberCount(): number {

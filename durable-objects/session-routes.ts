@@ -8,6 +8,7 @@ import { CallToolBody, EndTurnBody, GetPromptBody, ReadResourceBody, SearchTools
 import { McpEdgeError } from "../src/core/errors.js";
 import { parseOrThrow } from "../src/core/validation.js";
 import { errorResponse, notFound, readJson } from "../src/http/errors.js";
+import { McpEndpoint } from "./mcp-endpoint.js";
 import type { Session } from "./session.js";
 
 export const SESSION_ID_HEADER = "x-mcp-edge-session-id";
@@ -85,5 +86,11 @@ export function sessionRoutes(session: Session) {
     return c.json(await session.getPrompt(body.server, body.name, body.arguments, c.req.raw.signal));
   });
   app.get("/instructions", async (c) => c.json(await session.instructions()));
+
+  // The aggregated MCP endpoint (Streamable HTTP): the session as one MCP server.
+  const mcp = new McpEndpoint(session);
+  app.post("/mcp", (c) => mcp.handle(c.req.raw));
+  app.get("/mcp", (c) => mcp.handle(c.req.raw));
+  app.delete("/mcp", (c) => mcp.handle(c.req.raw));
   return app;
 }

@@ -4,7 +4,8 @@
  * Durable Object) and is given its storage, bindings and `waitUntil`, so it does not
  * depend on the Agent base class.
  */
-import type { JSONRPCMessage, Progress } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, JSONRPCMessage, Progress, Root } from "@modelcontextprotocol/sdk/types.js";
+import { ListRootsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { channelName } from "../src/core/bridge-protocol.js";
 import { buildCatalog, catalogFingerprint, serverIdentity, type Catalog, type CachedTool, type ToolTarget } from "../src/core/catalog.js";
 import {
@@ -31,6 +32,7 @@ import { LOCAL_PRINCIPAL, readSettings, type DeploymentSettings } from "../src/e
 import { BridgeChannelTransport } from "./bridge-transport.js";
 import { readCatalog, writeCatalog } from "./catalog-cache.js";
 import { Discovery, type DiscoveryHost } from "./discovery.js";
+import { DownstreamRegistry, type DownstreamCapability, type DownstreamClient } from "./downstream.js";
 import { SessionEvents } from "./session-events.js";
 import { deleteSession, loadSession, saveSession, type PersistedServer, type PersistedSession } from "./session-store.js";
 import { UpstreamConnection } from "./upstream-connection.js";
@@ -42,6 +44,8 @@ export interface CallToolOptions {
   turn?: string;
   /** Who acts in the turn (passed on to turn-aware servers). */
   actorId?: string;
+  /** Receives a server tool's result as the server sent it (the aggregated MCP endpoint passes it on untouched). */
+  onResult?: (result: CallToolResult) => void;
 }
 
 /** A server slot: a live connection, or the reason its config cannot run. */
@@ -66,11 +70,48 @@ export class Session {
   readonly discovery: Discovery;
   /** The live event stream (server states, tool metrics, turns). */
   readonly events = new SessionEvents();
+  /** MCP clients connected through the aggregated endpoint (`/mcp`), for upstream server→client requests. */
+  readonly downstream = new DownstreamRegistry();
   private callIds = 0;
 
   constructor(private readonly deps: SessionDeps) {
     this.env = deps.env;
     this.discovery = new Discovery(this.discoveryHost());
+    // Downstream clients coming or going can change the roots every server sees.
+    this.downstream.onChange((client) => {
+      if (client.capabilities.roots) this.rootsChanged();
+    });
+  }
+
+  /** The downstream client to ask for `capability`, if one declared it (see durable-objects/downstream.ts). */
+  downstreamFor(capability: DownstreamCapability): DownstreamClient | undefined {
+    return this.downstream.for(capability);
+  }
+
+  /** Roots from a downstream client that declared `roots`; undefined when none did (the session's own apply). */
+  private async downstreamRoots(signal: AbortSignal | undefined): Promise<Root[] | undefined> {
+    const client = this.downstreamFor("roots");
+    if (!client) return undefined;
+    try {
+      const result = await client.request({ method: "roots/list" }, ListRootsResultSchema, signal ? { signal } : {});
+      return result.roots;
+    } catch (error) {
+      console.warn("[session] roots/list to the downstream client failed; answering with the session's roots", messageOf(error));
+      return undefined;
+    }
+  }
+
+  /** Tells every connected server that the roots changed (`notifications/roots/list_changed`). */
+  rootsChanged(): void {
+    for (const slot of this.slots.values()) {
+      if (slot.kind === "connection" && slot.connection.state === ConnectionState.connected) this.deps.waitUntil(slot.connection.sendRootsListChanged());
+    }
+  }
+
+  /** Whether a server's tools and prompts are named `server_name` (false for `"prefix": false`). */
+  namesPrefixed(server: string): boolean {
+    const slot = this.slots.get(server);
+    return !(slot?.kind === "connection" && slot.connection.config.prefix === false);
   }
 
   private discoveryHost(): DiscoveryHost {
@@ -205,6 +246,7 @@ export class Session {
         }
       },
       roots: () => this.session?.roots ?? [],
+      downstreamRoots: (signal) => this.downstreamRoots(signal),
       onToolsChanged: (c) => this.onToolsChanged(name, c),
       onStateChanged: (c) => this.onConnectionState(name, c),
       log: (level, message, data) => console[level === "info" ? "log" : level](`[session] ${message}`, JSON.stringify(data ?? {}).slice(0, 300)),
@@ -409,14 +451,14 @@ export class Session {
         if (c.state === ConnectionState.connecting && slot.identity && slot.fingerprint) {
           const cached = await readCatalog(this.env.CATALOG, slot.identity, slot.fingerprint);
           if (cached) {
-            servers.push({ server: name, tools: cached });
+            servers.push({ server: name, tools: cached, ...prefixOf(c) });
             if (c.resume?.capabilities?.resources) withResources = true;
             return;
           }
         }
         await c.settled();
         if (c.state !== ConnectionState.connected) return;
-        servers.push({ server: name, tools: c.tools });
+        servers.push({ server: name, tools: c.tools, ...prefixOf(c) });
         if (c.capabilities?.resources) withResources = true;
       }),
     );
@@ -454,6 +496,7 @@ export class Session {
         },
         ...(turn !== undefined ? { turn: { sessionId: session.id, turnId: turn, ...(options.actorId !== undefined ? { actorId: options.actorId } : {}) } } : {}),
       });
+      options.onResult?.(result);
       const normalized = normalizeToolResult(result);
       this.events.emit("tool.finished", { callId, name, server: target.server, ms: Date.now() - started, isError: normalized.isError });
       return normalized;
@@ -470,7 +513,7 @@ export class Session {
   private recoverableTarget(name: string): ToolTarget | undefined {
     const servers = [...this.slots.entries()].flatMap(([server, slot]) =>
       slot.kind === "connection" && (slot.connection.state === ConnectionState.connected || slot.connection.state === ConnectionState.failed)
-        ? [{ server, tools: slot.connection.tools }]
+        ? [{ server, tools: slot.connection.tools, ...prefixOf(slot.connection) }]
         : [],
     );
     const target = buildCatalog(servers, { withResourceTools: false, reserved: META_TOOL_NAMES }).targets.get(name);
@@ -567,6 +610,11 @@ export class Session {
     }
     return { instructions: servers.map((s) => wrapInstructions(s.server, s.instructions)).join("\n\n"), servers };
   }
+}
+
+/** A server configured with `"prefix": false` has its tools named without `NAME_`. */
+function prefixOf(connection: UpstreamConnection): { prefix?: false } {
+  return connection.config.prefix === false ? { prefix: false } : {};
 }
 
 const SETTLED_STATES: readonly string[] = [

@@ -16,6 +16,7 @@ import {
   ToolListChangedNotificationSchema,
   type CallToolResult,
   type Progress,
+  type Root,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import { toCachedTool, type CachedTool } from "../src/core/catalog.js";
@@ -53,6 +54,8 @@ export interface ResumeInfo {
 
 export interface ConnectionHooks {
   roots: () => string[];
+  /** Roots from a downstream MCP client of the session; undefined when no downstream declared roots. */
+  downstreamRoots?: (signal: AbortSignal | undefined) => Promise<Root[] | undefined>;
   /** The tool list changed (after list_changed or a reconnect). */
   onToolsChanged: (connection: UpstreamConnection) => void;
   /** State changed: persist it. */
@@ -133,6 +136,13 @@ export class UpstreamConnection {
       timer = setTimeout(() => resolve("timedOut"), TURN_NOTIFY_TIMEOUT_MS) as unknown as number;
     });
     return Promise.race([sent, timeout]).finally(() => clearTimeout(timer ?? null));
+  }
+
+  /** Tells the server that the roots changed, so it asks `roots/list` again; failures only logged. */
+  async sendRootsListChanged(): Promise<void> {
+    const client = this.client;
+    if (!client || this.state !== ConnectionState.connected) return;
+    await client.sendRootsListChanged().catch((error: unknown) => this.hooks.log("warn", "roots list_changed not sent", { server: this.name, reason: messageOf(error) }));
   }
 
   get instructions(): string | undefined {
@@ -302,7 +312,11 @@ export class UpstreamConnection {
       capabilities: { roots: { listChanged: true }, experimental: { [TURN_LIFECYCLE_CAPABILITY]: { version: TURN_LIFECYCLE_VERSION } } },
       jsonSchemaValidator: safeJsonSchemaValidator(),
     });
-    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots().map((uri) => ({ uri })) }));
+    client.setRequestHandler(ListRootsRequestSchema, async (_request, extra) => {
+      // A downstream MCP client that declared roots knows the workspace best; else the session's.
+      const downstream = await this.hooks.downstreamRoots?.(extra.signal);
+      return { roots: downstream ?? roots().map((uri) => ({ uri })) };
+    });
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       if (this.client !== client) return;
       try {

@@ -35,6 +35,8 @@ const commonFields = {
   timeout: timeoutSchema.optional(),
   enabled: z.boolean().optional(),
   sampling: samplingSchema.optional(),
+  /** false: this server's tools and prompts keep their own names (no `NAME_` prefix). */
+  prefix: z.boolean().optional(),
 };
 
 export const RemoteServerConfigSchema = z.strictObject({
