@@ -14,6 +14,7 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -327,7 +328,16 @@ export class McpEndpoint {
   private async resourceOwner(uri: string, signal: AbortSignal): Promise<string | undefined> {
     const [resources, templates] = await Promise.all([wire(this.session.resources(undefined, signal)), wire(this.session.resourceTemplates(undefined, signal))]);
     const servers = [...new Set([...resources, ...templates].map((r) => r.server))].sort();
-    return resourceOwner(uri, { resources, templates, servers });
+    return resourceOwner(uri, { resources, templates, servers }, matchesTemplate);
+  }
+}
+
+/** RFC 6570 matching with the SDK's parser; a template it refuses matches nothing. */
+function matchesTemplate(template: string, uri: string): boolean {
+  try {
+    return new UriTemplate(template).match(uri) !== null;
+  } catch {
+    return false;
   }
 }
 

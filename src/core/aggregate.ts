@@ -4,7 +4,6 @@
  * their server in `_meta`; prompts are named like tools), which server a resource URI
  * belongs to, and a normalized result (meta-tools, resource tools) as MCP content.
  */
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import { nameTools } from "./naming.js";
 import type { NormalizedResult } from "./normalize.js";
 
@@ -55,25 +54,17 @@ export interface ResourceOwners {
 
 /**
  * The server to read `uri` from: the first (by server name) that listed it, else one
- * whose template matches it, else the only server with resources; undefined when
+ * whose template matches it (RFC 6570, matched by the caller's `matchesTemplate`), else
+ * the only server with resources; undefined when
  * nothing says (the client then has to name the server in `_meta`).
  */
-export function resourceOwner(uri: string, owners: ResourceOwners): string | undefined {
+export function resourceOwner(uri: string, owners: ResourceOwners, matchesTemplate: (template: string, uri: string) => boolean): string | undefined {
   const byName = (a: { server: string }, b: { server: string }) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0);
   const listed = [...owners.resources].sort(byName).find((r) => r.uri === uri);
   if (listed) return listed.server;
   const templated = [...owners.templates].sort(byName).find((t) => matchesTemplate(t.uriTemplate, uri));
   if (templated) return templated.server;
   return owners.servers.length === 1 ? owners.servers[0] : undefined;
-}
-
-function matchesTemplate(template: string, uri: string): boolean {
-  try {
-    return new UriTemplate(template).match(uri) !== null;
-  } catch {
-    // A template the parser refuses matches nothing.
-    return false;
-  }
 }
 
 /** A server name a request names in `_meta`, if any. */
