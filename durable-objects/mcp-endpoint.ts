@@ -17,6 +17,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
@@ -27,6 +28,8 @@ import {
   McpError,
   ReadResourceRequestSchema,
   RootsListChangedNotificationSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type CallToolResult,
   type RequestId,
   type Tool,
@@ -76,13 +79,20 @@ interface Downstream {
   /** Resolves once the client opened its standalone GET stream. */
   standalone: Promise<void>;
   standaloneOpened: () => void;
+  /** Resources this client subscribed to, as subscription keys (server + URI). */
+  subscriptions: Set<string>;
   /** The catalog fingerprint this client last listed, so list_changed is sent only for real changes. */
   listedFingerprint?: string;
   unregister?: () => void;
 }
 
+/** One upstream subscription per (server, URI), however many downstream clients asked for it. */
+const subscriptionKey = (server: string, uri: string) => JSON.stringify([server, uri]);
+
 export class McpEndpoint {
   private readonly downstreams = new Map<string, Downstream>();
+  /** Subscription key → how many downstream clients hold it. */
+  private readonly subscribers = new Map<string, number>();
   private unlisten: (() => void) | undefined;
 
   constructor(private readonly session: Session) {}
@@ -119,7 +129,13 @@ export class McpEndpoint {
     const listing = parseOrThrow(McpEndpointQuery, params);
     const { instructions } = await this.session.instructions();
     const server = new Server(CLIENT_INFO, {
-      capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, logging: {} },
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
+        prompts: { listChanged: true },
+        logging: {},
+        completions: {},
+      },
       ...(instructions ? { instructions } : {}),
       jsonSchemaValidator: safeJsonSchemaValidator(),
     });
@@ -131,6 +147,7 @@ export class McpEndpoint {
       server,
       listing,
       inflight: [],
+      subscriptions: new Set(),
       lastUsed: Date.now(),
       standalone,
       standaloneOpened,
@@ -163,6 +180,8 @@ export class McpEndpoint {
   private forget(downstream: Downstream): void {
     downstream.unregister?.();
     downstream.unregister = undefined;
+    for (const key of downstream.subscriptions) void this.release(key).catch(() => undefined);
+    downstream.subscriptions.clear();
     const id = downstream.transport.sessionId;
     if (id !== undefined && this.downstreams.get(id) === downstream) this.downstreams.delete(id);
     if (this.downstreams.size === 0) {
@@ -211,6 +230,12 @@ export class McpEndpoint {
           void d.server.sendResourceListChanged().catch(() => undefined);
         }
       }
+      return;
+    }
+    if (event.type === "resource.updated") {
+      const uri = String(event.data.uri);
+      const key = subscriptionKey(String(event.data.server), uri);
+      for (const d of this.initialized()) if (d.subscriptions.has(key)) void d.server.sendResourceUpdated({ uri }).catch(() => undefined);
       return;
     }
     if (event.type === "log") {
@@ -300,6 +325,40 @@ export class McpEndpoint {
       return wire(session.readResource(owner, uri, extra.signal));
     });
 
+    server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+      const { uri, _meta } = request.params;
+      const owner = requestedServer(_meta) ?? (await this.resourceOwner(uri, extra.signal));
+      if (!owner) throw new McpError(-32002, `Resource not found: no server offers ${uri}`, { uri });
+      const key = subscriptionKey(owner, uri);
+      if (downstream.subscriptions.has(key)) return {};
+      const holders = this.subscribers.get(key) ?? 0;
+      if (holders === 0) await wire(session.subscribeResource(owner, uri, extra.signal));
+      this.subscribers.set(key, (this.subscribers.get(key) ?? 0) + 1);
+      downstream.subscriptions.add(key);
+      return {};
+    });
+    server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
+      const { uri, _meta } = request.params;
+      const owner = requestedServer(_meta) ?? [...downstream.subscriptions].map((k) => JSON.parse(k) as [string, string]).find(([, u]) => u === uri)?.[0];
+      if (!owner) return {};
+      const key = subscriptionKey(owner, uri);
+      if (!downstream.subscriptions.delete(key)) return {};
+      await wire(this.release(key, extra.signal));
+      return {};
+    });
+
+    server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+      const { ref } = request.params;
+      if (ref.type === "ref/prompt") {
+        const found = (await this.namedPrompts(extra.signal)).find((p) => p.name === ref.name);
+        if (!found) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+        return wire(session.complete(found.entry.server, { ...request.params, ref: { ...ref, name: found.entry.name } }, extra.signal));
+      }
+      const owner = requestedServer(request.params._meta) ?? (await this.resourceOwner(ref.uri, extra.signal));
+      if (!owner) throw new McpError(ErrorCode.InvalidParams, `No server offers the resource ${ref.uri}`);
+      return wire(session.complete(owner, request.params, extra.signal));
+    });
+
     server.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => {
       const named = await this.namedPrompts(extra.signal);
       return {
@@ -318,6 +377,18 @@ export class McpEndpoint {
 
     // The downstream's workspace changed: servers that asked for roots should ask again.
     server.setNotificationHandler(RootsListChangedNotificationSchema, () => session.rootsChanged());
+  }
+
+  /** Drops one holder of an upstream subscription; the last one unsubscribes upstream. */
+  private async release(key: string, signal?: AbortSignal): Promise<void> {
+    const holders = (this.subscribers.get(key) ?? 1) - 1;
+    if (holders > 0) {
+      this.subscribers.set(key, holders);
+      return;
+    }
+    this.subscribers.delete(key);
+    const [server, uri] = JSON.parse(key) as [string, string];
+    await this.session.unsubscribeResource(server, uri, signal);
   }
 
   private async namedPrompts(signal: AbortSignal) {

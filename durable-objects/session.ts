@@ -4,7 +4,7 @@
  * Durable Object) and is given its storage, bindings and `waitUntil`, so it does not
  * depend on the Agent base class.
  */
-import type { CallToolResult, JSONRPCMessage, Progress, Root } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, CompleteRequest, JSONRPCMessage, Progress, Root } from "@modelcontextprotocol/sdk/types.js";
 import { ListRootsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { channelName } from "../src/core/bridge-protocol.js";
 import { buildCatalog, catalogFingerprint, serverIdentity, type Catalog, type CachedTool, type ToolTarget } from "../src/core/catalog.js";
@@ -247,6 +247,9 @@ export class Session {
       },
       roots: () => this.session?.roots ?? [],
       downstreamRoots: (signal) => this.downstreamRoots(signal),
+      onResourceUpdated: (c, uri) => {
+        if (this.isCurrent(name, c)) this.events.emit("resource.updated", { server: name, uri });
+      },
       onToolsChanged: (c) => this.onToolsChanged(name, c),
       onStateChanged: (c) => this.onConnectionState(name, c),
       log: (level, message, data) => console[level === "info" ? "log" : level](`[session] ${message}`, JSON.stringify(data ?? {}).slice(0, 300)),
@@ -596,6 +599,22 @@ export class Session {
   async getPrompt(server: string, name: string, args: Record<string, string> | undefined, signal?: AbortSignal) {
     await this.requireSession();
     return this.requireConnection(server).getPrompt(name, args, signal);
+  }
+
+  async subscribeResource(server: string, uri: string, signal?: AbortSignal): Promise<void> {
+    await this.requireSession();
+    await this.requireConnection(server).subscribeResource(uri, signal);
+  }
+
+  async unsubscribeResource(server: string, uri: string, signal?: AbortSignal): Promise<void> {
+    await this.requireSession();
+    await this.requireConnection(server).unsubscribeResource(uri, signal);
+  }
+
+  /** `completion/complete` on one server (the ref already names that server's prompt or resource). */
+  async complete(server: string, params: CompleteRequest["params"], signal?: AbortSignal) {
+    await this.requireSession();
+    return this.requireConnection(server).complete(params, signal);
   }
 
   async instructions(): Promise<{ instructions: string; servers: Array<{ server: string; instructions: string }> }> {

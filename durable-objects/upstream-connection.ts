@@ -13,8 +13,10 @@ import {
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   McpError,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
+  type CompleteRequest,
   type Progress,
   type Root,
   type ServerCapabilities,
@@ -62,6 +64,8 @@ export interface ConnectionHooks {
   onStateChanged: (connection: UpstreamConnection) => void;
   log: (level: "info" | "warn" | "error", message: string, data?: Record<string, unknown>) => void;
   fetch?: typeof fetch;
+  /** A `notifications/resources/updated` arrived (for a resource someone subscribed to). */
+  onResourceUpdated?: (connection: UpstreamConnection, uri: string) => void;
   /** A `notifications/message` (server log) arrived. */
   onLog?: (connection: UpstreamConnection, params: { level: string; logger?: string; data?: unknown }) => void;
   /** A transport to a bridged (local) server, or why there is none. */
@@ -326,6 +330,9 @@ export class UpstreamConnection {
         this.hooks.log("warn", "refreshing tools after list_changed failed", { server: this.name, reason: messageOf(error) });
       }
     });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      if (this.client === client) this.hooks.onResourceUpdated?.(this, notification.params.uri);
+    });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       if (this.client === client) this.hooks.onLog?.(this, notification.params);
     });
@@ -485,6 +492,18 @@ export class UpstreamConnection {
         return { items: page.prompts, nextCursor: page.nextCursor };
       }, { what: `${this.name}: prompts/list` }),
     signal);
+  }
+
+  subscribeResource(uri: string, signal?: AbortSignal) {
+    return this.request("resources/subscribe", (client, opts) => client.subscribeResource({ uri }, opts), signal);
+  }
+
+  unsubscribeResource(uri: string, signal?: AbortSignal) {
+    return this.request("resources/unsubscribe", (client, opts) => client.unsubscribeResource({ uri }, opts), signal);
+  }
+
+  complete(params: CompleteRequest["params"], signal?: AbortSignal) {
+    return this.request("completion/complete", (client, opts) => client.complete(params, opts), signal);
   }
 
   getPrompt(name: string, args: Record<string, string> | undefined, signal?: AbortSignal) {

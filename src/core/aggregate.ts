@@ -62,7 +62,9 @@ export function resourceOwner(uri: string, owners: ResourceOwners, matchesTempla
   const byName = (a: { server: string }, b: { server: string }) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0);
   const listed = [...owners.resources].sort(byName).find((r) => r.uri === uri);
   if (listed) return listed.server;
-  const templated = [...owners.templates].sort(byName).find((t) => matchesTemplate(t.uriTemplate, uri));
+  const templates = [...owners.templates].sort(byName);
+  // A completion ref names the template itself.
+  const templated = templates.find((t) => t.uriTemplate === uri) ?? templates.find((t) => matchesTemplate(t.uriTemplate, uri));
   if (templated) return templated.server;
   return owners.servers.length === 1 ? owners.servers[0] : undefined;
 }

@@ -12,6 +12,7 @@ export type SessionEventType =
   | "tool.progress"
   | "tool.finished"
   | "turn.ended"
+  | "resource.updated"
   | "log"
   | "gap";
 

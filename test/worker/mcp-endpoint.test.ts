@@ -10,6 +10,7 @@ import {
   ErrorCode,
   ListRootsRequestSchema,
   McpError,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
   type ClientCapabilities,
@@ -121,6 +122,24 @@ describe("the aggregated MCP endpoint", () => {
     const got = await client.getPrompt({ name: "everything_simple-prompt" });
     expect(got.messages.length).toBeGreaterThan(0);
     await expect(client.getPrompt({ name: "simple-prompt" })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+  });
+
+  it("forwards subscriptions and relays the server's resource updates; completes prompt arguments on the owning server", async () => {
+    const session = await createSession({ everything: remote(peers.everything) });
+    const updated: string[] = [];
+    const { client } = await connect(session.id, {
+      setup: (c) => c.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri)),
+    });
+    const uri = (await client.listResources()).resources[0]!.uri;
+    await client.subscribeResource({ uri });
+    // server-everything sends updates for subscribed resources once switched on (at once, then every 5 s).
+    await client.callTool({ name: "everything_toggle-subscriber-updates" });
+    await eventually(async () => updated, (uris) => uris.includes(uri));
+    await client.unsubscribeResource({ uri });
+
+    const completion = await client.complete({ ref: { type: "ref/prompt", name: "everything_completable-prompt" }, argument: { name: "department", value: "Eng" } });
+    expect(completion.completion.values).toEqual(["Engineering"]);
+    await expect(client.complete({ ref: { type: "ref/prompt", name: "nope" }, argument: { name: "a", value: "" } })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
   });
 
   it("routes a resource read by _meta when several servers offer resources, and says which server is needed when nothing matches", async () => {
