@@ -47,6 +47,7 @@ import {
   resourceOwner,
   SERVER_META_KEY,
 } from "../src/core/aggregate.js";
+import { hostAllowed } from "../src/core/allowed-hosts.js";
 import type { ApiTool } from "../src/core/catalog.js";
 import { McpEdgeError, messageOf } from "../src/core/errors.js";
 import type { SessionEvent } from "../src/core/events.js";
@@ -95,10 +96,17 @@ export class McpEndpoint {
   private readonly subscribers = new Map<string, number>();
   private unlisten: (() => void) | undefined;
 
-  constructor(private readonly session: Session) {}
+  constructor(
+    private readonly session: Session,
+    private readonly options: { allowedHosts: readonly string[] } = { allowedHosts: [] },
+  ) {}
 
   /** Serves one HTTP request of the endpoint (POST, GET or DELETE). */
   async handle(request: Request): Promise<Response> {
+    if (!hostAllowed({ host: request.headers.get("host") ?? new URL(request.url).host, origin: request.headers.get("origin") }, this.options.allowedHosts)) {
+      await discardBody(request);
+      return jsonRpcError(403, -32000, "Forbidden: this Host or Origin is not allowed (MCP_ALLOWED_HOSTS)");
+    }
     try {
       await this.session.requireSession();
     } catch (error) {

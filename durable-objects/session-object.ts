@@ -4,6 +4,7 @@
  * All session logic lives in `session.ts`.
  */
 import { Agent } from "agents";
+import { parseAllowedHosts } from "../src/core/allowed-hosts.js";
 import type { Env } from "../src/env.js";
 import { Session } from "./session.js";
 import { sessionRoutes } from "./session-routes.js";
@@ -14,7 +15,7 @@ export class SessionObject extends Agent<Env> {
     env: this.env,
     waitUntil: (promise) => this.ctx.waitUntil(promise),
   });
-  private readonly routes = sessionRoutes(this.session);
+  private readonly routes = sessionRoutes(this.session, { mcpAllowedHosts: parseAllowedHosts(this.env.MCP_ALLOWED_HOSTS) });
 
   override async onRequest(request: Request): Promise<Response> {
     return this.routes.fetch(request);

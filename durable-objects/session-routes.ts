@@ -18,7 +18,7 @@ export const SESSION_ID_HEADER = "x-mcp-edge-session-id";
  * session bodies and server entries by the session itself, with the same schemas, so
  * their errors can name the server. Every route here has an entry in `src/api/routes.ts`.
  */
-export function sessionRoutes(session: Session) {
+export function sessionRoutes(session: Session, options: { mcpAllowedHosts?: readonly string[] } = {}) {
   const app = new Hono();
   app.onError((error) => errorResponse(error));
   app.notFound(notFound);
@@ -88,7 +88,7 @@ export function sessionRoutes(session: Session) {
   app.get("/instructions", async (c) => c.json(await session.instructions()));
 
   // The aggregated MCP endpoint (Streamable HTTP): the session as one MCP server.
-  const mcp = new McpEndpoint(session);
+  const mcp = new McpEndpoint(session, { allowedHosts: options.mcpAllowedHosts ?? [] });
   app.post("/mcp", (c) => mcp.handle(c.req.raw));
   app.get("/mcp", (c) => mcp.handle(c.req.raw));
   app.delete("/mcp", (c) => mcp.handle(c.req.raw));

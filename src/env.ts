@@ -21,6 +21,8 @@ export interface Env {
   REQUEST_TIMEOUT_MS?: string;
   /** Share of the context window above which `mode=auto` switches to search (default 0.05). */
   SEARCH_THRESHOLD?: string;
+  /** Comma-separated hosts (`host` or `host:port`) the MCP endpoint answers for (DNS-rebinding protection); unset: any. */
+  MCP_ALLOWED_HOSTS?: string;
 }
 
 /** The principal of every session until the API authenticates its callers (the OAuth issue). */

@@ -3,9 +3,10 @@
  * `Client` over Streamable HTTP (routed into the Worker) against sessions that front
  * real server-everything and the fixture server.
  */
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   ErrorCode,
   ListRootsRequestSchema,
@@ -201,6 +202,19 @@ describe("the aggregated MCP endpoint", () => {
       async () => (await api("POST", `/v1/sessions/${session.id}/tools/call`, { name: "everything_get-roots-list" })).body.output as string,
       (output) => output.includes(root),
     );
+  });
+
+  it("after eviction a downstream session is unknown (404, so the client initializes again), and a new one works", async () => {
+    const session = await createSession({ everything: remote(peers.everything) });
+    const { client } = await connect(session.id);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    // Throw the session object out of memory (its storage stays), as lifecycle.test.ts does.
+    await runInDurableObject(env.SESSIONS.getByName(session.id), (_instance, state) => state.abort("evicted by test")).catch(() => undefined);
+    const error = await client.listTools().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StreamableHTTPError);
+    expect((error as StreamableHTTPError).code).toBe(404);
+    const fresh = await connect(session.id);
+    expect(text((await fresh.client.callTool({ name: "everything_echo", arguments: { message: "again" } })) as CallToolResult)).toBe("Echo: again");
   });
 
   describe("bad input", () => {
