@@ -240,7 +240,7 @@ export class UpstreamConnection {
     try {
       await withDeadline(
         (async () => {
-          const client = this.createClient(() => (transport.roots.length > 0 ? transport.roots : this.hooks.roots()));
+          const client = this.createClient(() => this.hooks.roots(), () => transport.roots);
           this.transport = transport;
           await client.connect(transport, { timeout: this.timeouts.startup });
           await this.refreshTools();
@@ -310,13 +310,18 @@ export class UpstreamConnection {
     this.resume = resumeInfo(kind, transport, client, resume);
   }
 
-  /** A fresh SDK client wired to this connection; events from a replaced client are ignored. */
-  private createClient(roots: () => string[]): Client {
+  /**
+   * A fresh SDK client wired to this connection; events from a replaced client are ignored.
+   * `ownRoots`: roots the transport itself fixes (a bridged server's cwd), which win.
+   */
+  private createClient(roots: () => string[], ownRoots?: () => readonly string[]): Client {
     const client = new Client(CLIENT_INFO, {
       capabilities: { roots: { listChanged: true }, experimental: { [TURN_LIFECYCLE_CAPABILITY]: { version: TURN_LIFECYCLE_VERSION } } },
       jsonSchemaValidator: safeJsonSchemaValidator(),
     });
     client.setRequestHandler(ListRootsRequestSchema, async (_request, extra) => {
+      const fixed = ownRoots?.() ?? [];
+      if (fixed.length > 0) return { roots: fixed.map((uri) => ({ uri })) };
       // A downstream MCP client that declared roots knows the workspace best; else the session's.
       const downstream = await this.hooks.downstreamRoots?.(extra.signal);
       return { roots: downstream ?? roots().map((uri) => ({ uri })) };
