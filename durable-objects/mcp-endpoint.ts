@@ -28,9 +28,11 @@ import {
   McpError,
   ReadResourceRequestSchema,
   RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
   type CallToolResult,
+  type LoggingLevel,
   type RequestId,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -70,12 +72,17 @@ export const STANDALONE_STREAM_WAIT_MS = 5_000;
 
 type ListingOptions = z.infer<typeof McpEndpointQuery>;
 
+/** RFC 5424 severities, least severe first (`logging/setLevel` passes this one and above). */
+const LOG_LEVELS: readonly LoggingLevel[] = LoggingLevelSchema.options;
+
 interface Downstream {
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   listing: ListingOptions;
-  /** Ids of this client's requests in flight, oldest first (an upstream request is sent on the newest's stream). */
-  inflight: RequestId[];
+  /** This client's tool calls in flight, oldest first, with the server each went to (when known). */
+  inflight: Array<{ id: RequestId; server?: string }>;
+  /** The client's `logging/setLevel`; unset: every level. */
+  logLevel?: LoggingLevel;
   lastUsed: number;
   /** Resolves once the client opened its standalone GET stream. */
   standalone: Promise<void>;
@@ -213,7 +220,7 @@ export class McpEndpoint {
         return downstream.inflight.length > 0;
       },
       request: async (request, resultSchema, options = {}) => {
-        const related = downstream.inflight.at(-1);
+        const related = downstream.inflight.at(-1)?.id;
         if (related === undefined && !(await settlesWithin(downstream.standalone, STANDALONE_STREAM_WAIT_MS))) {
           throw new McpError(ErrorCode.ConnectionClosed, "the downstream MCP client has no open stream for server requests");
         }
@@ -251,8 +258,12 @@ export class McpEndpoint {
       if (!level.success) return;
       const server = String(event.data.server);
       const logger = typeof event.data.logger === "string" ? `${server}/${event.data.logger}` : server;
+      const params = { level: level.data, logger, data: event.data.data };
       for (const d of this.initialized()) {
-        void d.server.sendLoggingMessage({ level: level.data, logger, data: event.data.data }, d.transport.sessionId).catch(() => undefined);
+        if (d.logLevel !== undefined && LOG_LEVELS.indexOf(level.data) < LOG_LEVELS.indexOf(d.logLevel)) continue;
+        // During a call to that server, the log travels with the call (its POST stream).
+        const related = d.inflight.findLast((c) => c.server === server)?.id;
+        void d.server.notification({ method: "notifications/message", params }, related !== undefined ? { relatedRequestId: related } : undefined).catch(() => undefined);
       }
     }
   }
@@ -294,7 +305,9 @@ export class McpEndpoint {
       const turn = requestedTurn(_meta);
       const progressToken = _meta?.progressToken;
       let raw: CallToolResult | undefined;
-      downstream.inflight.push(extra.requestId);
+      const target = (await session.tools().catch(() => undefined))?.targets.get(name);
+      const call = { id: extra.requestId, ...(target?.kind === "server" ? { server: target.server } : {}) };
+      downstream.inflight.push(call);
       try {
         const normalized = await session.callTool(name, args, {
           signal: extra.signal,
@@ -314,7 +327,7 @@ export class McpEndpoint {
       } catch (error) {
         return toolFailure(error);
       } finally {
-        downstream.inflight.splice(downstream.inflight.indexOf(extra.requestId), 1);
+        downstream.inflight.splice(downstream.inflight.indexOf(call), 1);
       }
     });
 
@@ -381,6 +394,12 @@ export class McpEndpoint {
       const found = (await this.namedPrompts(extra.signal)).find((p) => p.name === request.params.name);
       if (!found) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
       return wire(session.getPrompt(found.entry.server, found.entry.name, request.params.arguments, extra.signal));
+    });
+
+    // Levels are kept per downstream client; upstream servers log at their own level and we filter.
+    server.setRequestHandler(SetLevelRequestSchema, (request) => {
+      downstream.logLevel = request.params.level;
+      return {};
     });
 
     // The downstream's workspace changed: servers that asked for roots should ask again.

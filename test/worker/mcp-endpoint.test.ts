@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import {
   ErrorCode,
   ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
   McpError,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
@@ -123,6 +124,18 @@ describe("the aggregated MCP endpoint", () => {
     const got = await client.getPrompt({ name: "everything_simple-prompt" });
     expect(got.messages.length).toBeGreaterThan(0);
     await expect(client.getPrompt({ name: "simple-prompt" })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+  });
+
+  it("relays server logs (logger = server name), during a call on the call's own stream", async () => {
+    const session = await createSession({ everything: remote(peers.everything) });
+    const logs: Array<{ level: string; logger?: string }> = [];
+    const { client } = await connect(session.id, {
+      setup: (c) => c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params)),
+    });
+    // server-everything logs once at once when simulated logging is switched on (then every 5 s).
+    await client.callTool({ name: "everything_toggle-simulated-logging" });
+    await eventually(async () => logs, (seen) => seen.some((l) => l.logger === "everything"));
+    await client.callTool({ name: "everything_toggle-simulated-logging" });
   });
 
   it("forwards subscriptions and relays the server's resource updates; completes prompt arguments on the owning server", async () => {
