@@ -51,11 +51,11 @@ import {
 } from "../src/core/aggregate.js";
 import { hostAllowed } from "../src/core/allowed-hosts.js";
 import type { ApiTool } from "../src/core/catalog.js";
-import { McpEdgeError, messageOf } from "../src/core/errors.js";
 import type { SessionEvent } from "../src/core/events.js";
 import { parseOrThrow } from "../src/core/validation.js";
 import type { DownstreamClient } from "./downstream.js";
 import { safeJsonSchemaValidator } from "./json-schema-validator.js";
+import { jsonRpcError, RESOURCE_NOT_FOUND, toolFailure, wire } from "./mcp-errors.js";
 import type { Session } from "./session.js";
 import { CLIENT_INFO } from "./upstream-connection.js";
 
@@ -341,7 +341,7 @@ export class McpEndpoint {
       const { uri, _meta } = request.params;
       const owner = requestedServer(_meta) ?? (await this.resourceOwner(uri, extra.signal));
       if (!owner) {
-        throw new McpError(-32002, `Resource not found: no server offers ${uri}; name one in _meta["${SERVER_META_KEY}"]`, { uri });
+        throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: no server offers ${uri}; name one in _meta["${SERVER_META_KEY}"]`, { uri });
       }
       return wire(session.readResource(owner, uri, extra.signal));
     });
@@ -349,7 +349,7 @@ export class McpEndpoint {
     server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
       const { uri, _meta } = request.params;
       const owner = requestedServer(_meta) ?? (await this.resourceOwner(uri, extra.signal));
-      if (!owner) throw new McpError(-32002, `Resource not found: no server offers ${uri}`, { uri });
+      if (!owner) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: no server offers ${uri}`, { uri });
       const key = subscriptionKey(owner, uri);
       if (downstream.subscriptions.has(key)) return {};
       const holders = this.subscribers.get(key) ?? 0;
@@ -449,57 +449,6 @@ function toMcpTool(tool: ApiTool): Tool {
   };
 }
 
-/**
- * A failed tools/call: an unknown tool or bad arguments are JSON-RPC errors (-32602), an
- * upstream JSON-RPC error keeps its code; an unreachable or slow server is a tool error
- * the model can read (isError). A cancelled call is rethrown (the SDK sends nothing).
- */
-function toolFailure(error: unknown): CallToolResult {
-  if (McpEdgeError.is(error) && (error.code === "serverUnavailable" || error.code === "timeout")) {
-    return { content: [{ type: "text", text: error.message }], isError: true };
-  }
-  if (McpEdgeError.is(error) && error.code === "upstreamError" && rpcCodeOf(error) === undefined) {
-    return { content: [{ type: "text", text: error.message }], isError: true };
-  }
-  throw toMcpError(error);
-}
-
-/** Session calls on the MCP wire: typed local errors become JSON-RPC errors. */
-async function wire<T>(promise: Promise<T>): Promise<T> {
-  try {
-    return await promise;
-  } catch (error) {
-    throw toMcpError(error);
-  }
-}
-
-function rpcCodeOf(error: McpEdgeError): number | undefined {
-  const data = error.data as { rpcCode?: unknown } | undefined;
-  return typeof data?.rpcCode === "number" ? data.rpcCode : undefined;
-}
-
-/** McpEdgeError (local, HTTP-shaped) → McpError (JSON-RPC code), the one mapping for this endpoint. */
-export function toMcpError(error: unknown): McpError {
-  if (error instanceof McpError) return error;
-  if (!McpEdgeError.is(error)) return new McpError(ErrorCode.InternalError, messageOf(error));
-  const data = { code: error.code, ...(error.data !== undefined ? { data: error.data } : {}) };
-  switch (error.code) {
-    case "badRequest":
-    case "invalidConfig":
-    case "unknownKeys":
-    case "notFound":
-    case "serverNotFound":
-    case "toolNotFound":
-      return new McpError(ErrorCode.InvalidParams, error.message, data);
-    case "timeout":
-      return new McpError(ErrorCode.RequestTimeout, error.message, data);
-    case "upstreamError":
-      return new McpError(rpcCodeOf(error) ?? ErrorCode.InternalError, error.message, data);
-    default:
-      return new McpError(ErrorCode.InternalError, error.message, data);
-  }
-}
-
 function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<boolean>((resolve) => {
@@ -511,8 +460,4 @@ function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
 /** Answering before reading a request body makes workerd complain when the body arrives; read it off first. */
 async function discardBody(request: Request): Promise<void> {
   if (request.body && !request.bodyUsed) await request.arrayBuffer().catch(() => undefined);
-}
-
-function jsonRpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }
