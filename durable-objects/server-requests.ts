@@ -5,7 +5,7 @@
  * pure ones in `src/core/sampling/`, `permissions.ts` and `elicitation.ts`; this file
  * wires them to the approval queue, the event stream and the connections.
  */
-import { McpError, type CreateMessageRequest, type CreateMessageResult, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageResultSchema, ElicitResultSchema, McpError, type CreateMessageRequest, type CreateMessageResult, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { validateElicitationContent } from "../src/core/elicitation.js";
 import { McpEdgeError, messageOf } from "../src/core/errors.js";
 import { matchRule, samplingDecision, type PermissionAction, type PermissionConfig } from "../src/core/permissions.js";
@@ -18,6 +18,7 @@ import { validateSamplingRequest, type ValidatedSampling } from "../src/core/sam
 import { runSampling } from "../src/core/sampling/run.js";
 import { selectModel } from "../src/core/sampling/select.js";
 import type { ApprovalOutcome, ApprovalQueue, ApprovalRecord, ApprovalReply } from "./approvals.js";
+import type { DownstreamCapability, DownstreamClient } from "./downstream.js";
 import type { SessionEvents } from "./session-events.js";
 import type { ServerRequestContext, UpstreamConnection } from "./upstream-connection.js";
 
@@ -46,6 +47,8 @@ export interface ServerRequestHost {
   approvalTimeoutMs(): number | undefined;
   heartbeatMs(): number;
   connection(server: string): UpstreamConnection | undefined;
+  /** An MCP client on the aggregated endpoint that declared the capability (it answers instead of the session). */
+  downstreamFor(capability: DownstreamCapability): DownstreamClient | undefined;
   approvals: ApprovalQueue;
   events: SessionEvents;
 }
@@ -75,6 +78,9 @@ export class ServerRequests {
         const request = validateSamplingRequest(params);
         const decision = samplingDecision(this.host.serverPolicy(server), this.host.permission()?.mcp_sampling, server);
         if (decision === "deny") throw refused("policy", `sampling is denied for server "${server}" by policy`);
+        // A downstream MCP client that can sample (the session used as one MCP server) answers itself.
+        const downstream = this.host.downstreamFor("sampling");
+        if (downstream) return await downstream.request({ method: "sampling/createMessage", params }, CreateMessageResultSchema, { signal });
         const chosen = selectModel({
           providers: this.host.providers(),
           request,
@@ -161,6 +167,11 @@ export class ServerRequests {
     return this.tracked(server, context.signal, async (signal) => {
       const rule = matchRule(this.host.permission()?.mcp_elicitation ?? {}, server);
       if (rule === "deny") return { action: "decline" };
+      const downstream = this.host.downstreamFor("elicitation");
+      const urlMode = params.mode === "url";
+      if (downstream && (!urlMode || downstream.capabilities.elicitation?.url !== undefined)) {
+        return downstream.request({ method: "elicitation/create", params }, ElicitResultSchema, { signal });
+      }
       const metadata =
         params.mode === "url"
           ? { mode: "url", message: params.message, url: params.url, elicitationId: params.elicitationId }

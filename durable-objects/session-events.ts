@@ -19,26 +19,24 @@ interface Subscriber {
 export class SessionEvents {
   private readonly log = new EventLog();
   private readonly subscribers = new Set<Subscriber>();
+  private readonly listeners = new Set<(event: SessionEvent) => void>();
   private readonly encoder = new TextEncoder();
-
-  /** Other consumers of every event (the WebSocket variant of the stream). */
-  private readonly sinks = new Set<(event: SessionEvent) => void>();
 
   emit(type: SessionEventType, data: Record<string, unknown>): void {
     const event = this.log.append(type, data);
     for (const subscriber of this.subscribers) subscriber.push(event);
-    for (const sink of this.sinks) sink(event);
-  }
-
-  /** Every event from now on goes to `sink` too. */
-  addSink(sink: (event: SessionEvent) => void): () => void {
-    this.sinks.add(sink);
-    return () => this.sinks.delete(sink);
+    for (const listener of this.listeners) listener(event);
   }
 
   /** The log since an event id (all of it for undefined), with a gap marker when some fell out. */
   since(lastEventId: number | undefined): SessionEvent[] {
     return this.log.since(lastEventId);
+  }
+
+  /** Calls `listener` with every event from now on (in-process consumers: the MCP endpoint, the WebSocket stream); returns the unsubscribe. */
+  listen(listener: (event: SessionEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   get subscriberCount(): number {

@@ -4,6 +4,7 @@
  * All session logic lives in `session.ts`.
  */
 import { Agent, type Connection, type ConnectionContext } from "agents";
+import { parseAllowedHosts } from "../src/core/allowed-hosts.js";
 import { messageOf } from "../src/core/errors.js";
 import type { Env } from "../src/env.js";
 import { Session } from "./session.js";
@@ -17,7 +18,7 @@ export class SessionObject extends Agent<Env> {
   });
   private readonly routes = ownedSessionRoutes(this.session);
   /** Events go to every WebSocket subscriber (hibernated sockets included: the Agent lists them). */
-  readonly stopBroadcasting = this.session.events.addSink((event) => {
+  readonly stopBroadcasting = this.session.events.listen((event) => {
     const text = JSON.stringify(event);
     for (const connection of this.getConnections()) {
       try {

@@ -8,6 +8,7 @@ import { ApprovalReplyBody, CallToolBody, EndTurnBody, GetPromptBody, ReadResour
 import { McpEdgeError } from "../src/core/errors.js";
 import { parseOrThrow } from "../src/core/validation.js";
 import { errorResponse, notFound, readJson } from "../src/http/errors.js";
+import { McpEndpoint } from "./mcp-endpoint.js";
 import type { Session } from "./session.js";
 
 export const SESSION_ID_HEADER = "x-mcp-edge-session-id";
@@ -19,7 +20,7 @@ export const PRINCIPAL_HEADER = "x-mcp-edge-principal";
  * session bodies and server entries by the session itself, with the same schemas, so
  * their errors can name the server. Every route here has an entry in `src/api/routes.ts`.
  */
-export function sessionRoutes(session: Session) {
+export function sessionRoutes(session: Session, options: { mcpAllowedHosts?: readonly string[] } = {}) {
   const app = new Hono();
   app.onError((error) => errorResponse(error));
   app.notFound(notFound);
@@ -94,6 +95,12 @@ export function sessionRoutes(session: Session) {
     return c.json(await session.getPrompt(body.server, body.name, body.arguments, c.req.raw.signal));
   });
   app.get("/instructions", async (c) => c.json(await session.instructions()));
+
+  // The aggregated MCP endpoint (Streamable HTTP): the session as one MCP server.
+  const mcp = new McpEndpoint(session, { allowedHosts: options.mcpAllowedHosts ?? [] });
+  app.post("/mcp", (c) => mcp.handle(c.req.raw));
+  app.get("/mcp", (c) => mcp.handle(c.req.raw));
+  app.delete("/mcp", (c) => mcp.handle(c.req.raw));
   return app;
 }
 

@@ -4,7 +4,8 @@
  * Durable Object) and is given its storage, bindings and `waitUntil`, so it does not
  * depend on the Agent base class.
  */
-import type { JSONRPCMessage, Progress } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, CompleteRequest, JSONRPCMessage, Progress, Root } from "@modelcontextprotocol/sdk/types.js";
+import { ListRootsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { channelName } from "../src/core/bridge-protocol.js";
 import { buildCatalog, catalogFingerprint, serverIdentity, type Catalog, type CachedTool, type ToolTarget } from "../src/core/catalog.js";
 import {
@@ -35,6 +36,7 @@ import { ApprovalQueue, type ApprovalRecord, type ApprovalReply } from "./approv
 import { BridgeChannelTransport } from "./bridge-transport.js";
 import { readCatalog, writeCatalog } from "./catalog-cache.js";
 import { Discovery, type DiscoveryHost } from "./discovery.js";
+import { DownstreamRegistry, type DownstreamCapability, type DownstreamClient } from "./downstream.js";
 import { SessionEvents } from "./session-events.js";
 import { deleteSession, loadSession, saveSession, type PersistedServer, type PersistedSession } from "./session-store.js";
 import { DEFAULT_SAMPLING_HEARTBEAT_MS, ServerRequests } from "./server-requests.js";
@@ -47,6 +49,8 @@ export interface CallToolOptions {
   turn?: string;
   /** Who acts in the turn (passed on to turn-aware servers). */
   actorId?: string;
+  /** Receives a server tool's result as the server sent it (the aggregated MCP endpoint passes it on untouched). */
+  onResult?: (result: CallToolResult) => void;
 }
 
 /** A server slot: a live connection, or the reason its config cannot run. */
@@ -75,6 +79,8 @@ export class Session {
   readonly approvals: ApprovalQueue;
   /** The servers' sampling and elicitation requests. */
   readonly serverRequests: ServerRequests;
+  /** MCP clients connected through the aggregated endpoint (`/mcp`), for upstream server→client requests. */
+  readonly downstream = new DownstreamRegistry();
   private callIds = 0;
 
   constructor(private readonly deps: SessionDeps) {
@@ -87,6 +93,41 @@ export class Session {
       orphan: (record, outcome) => this.serverRequests.answerOrphan(record, outcome),
     });
     this.serverRequests = new ServerRequests(this.serverRequestHost());
+    // Downstream clients coming or going can change the roots every server sees.
+    this.downstream.onChange((client) => {
+      if (client.capabilities.roots) this.rootsChanged();
+    });
+  }
+
+  /** The downstream client to ask for `capability`, if one declared it (see durable-objects/downstream.ts). */
+  downstreamFor(capability: DownstreamCapability): DownstreamClient | undefined {
+    return this.downstream.for(capability);
+  }
+
+  /** Roots from a downstream client that declared `roots`; undefined when none did (the session's own apply). */
+  private async downstreamRoots(signal: AbortSignal | undefined): Promise<Root[] | undefined> {
+    const client = this.downstreamFor("roots");
+    if (!client) return undefined;
+    try {
+      const result = await client.request({ method: "roots/list" }, ListRootsResultSchema, signal ? { signal } : {});
+      return result.roots;
+    } catch (error) {
+      console.warn("[session] roots/list to the downstream client failed; answering with the session's roots", messageOf(error));
+      return undefined;
+    }
+  }
+
+  /** Tells every connected server that the roots changed (`notifications/roots/list_changed`). */
+  rootsChanged(): void {
+    for (const slot of this.slots.values()) {
+      if (slot.kind === "connection" && slot.connection.state === ConnectionState.connected) this.deps.waitUntil(slot.connection.sendRootsListChanged());
+    }
+  }
+
+  /** Whether a server's tools and prompts are named `server_name` (false for `"prefix": false`). */
+  namesPrefixed(server: string): boolean {
+    const slot = this.slots.get(server);
+    return !(slot?.kind === "connection" && slot.connection.config.prefix === false);
   }
 
   private serverRequestHost() {
@@ -121,6 +162,7 @@ export class Session {
         const slot = this.slots.get(server);
         return slot?.kind === "connection" ? slot.connection : undefined;
       },
+      downstreamFor: (capability: DownstreamCapability) => this.downstreamFor(capability),
       approvals: this.approvals,
       events: this.events,
     };
@@ -288,6 +330,10 @@ export class Session {
         }
       },
       roots: () => this.session?.roots ?? [],
+      downstreamRoots: (signal) => this.downstreamRoots(signal),
+      onResourceUpdated: (c, uri) => {
+        if (this.isCurrent(name, c)) this.events.emit("resource.updated", { server: name, uri });
+      },
       onToolsChanged: (c) => this.onToolsChanged(name, c),
       onStateChanged: (c) => this.onConnectionState(name, c),
       log: (level, message, data) => console[level === "info" ? "log" : level](`[session] ${message}`, JSON.stringify(data ?? {}).slice(0, 300)),
@@ -510,14 +556,14 @@ export class Session {
         if (c.state === ConnectionState.connecting && slot.identity && slot.fingerprint) {
           const cached = await readCatalog(this.env.CATALOG, slot.identity, slot.fingerprint);
           if (cached) {
-            servers.push({ server: name, tools: cached });
+            servers.push({ server: name, tools: cached, ...prefixOf(c) });
             if (c.resume?.capabilities?.resources) withResources = true;
             return;
           }
         }
         await c.settled();
         if (c.state !== ConnectionState.connected) return;
-        servers.push({ server: name, tools: c.tools });
+        servers.push({ server: name, tools: c.tools, ...prefixOf(c) });
         if (c.capabilities?.resources) withResources = true;
       }),
     );
@@ -568,6 +614,7 @@ export class Session {
         },
         ...(turn !== undefined ? { turn: { sessionId: session.id, turnId: turn, ...(options.actorId !== undefined ? { actorId: options.actorId } : {}) } } : {}),
       });
+      options.onResult?.(result);
       const normalized = normalizeToolResult(result);
       checkToolResultSize(normalized);
       this.events.emit("tool.finished", { callId, name, server: target.server, ms: Date.now() - started, isError: normalized.isError });
@@ -602,7 +649,7 @@ export class Session {
   private recoverableTarget(name: string): ToolTarget | undefined {
     const servers = [...this.slots.entries()].flatMap(([server, slot]) =>
       slot.kind === "connection" && (slot.connection.state === ConnectionState.connected || slot.connection.state === ConnectionState.failed)
-        ? [{ server, tools: slot.connection.tools }]
+        ? [{ server, tools: slot.connection.tools, ...prefixOf(slot.connection) }]
         : [],
     );
     const target = buildCatalog(servers, { withResourceTools: false, reserved: META_TOOL_NAMES }).targets.get(name);
@@ -687,6 +734,22 @@ export class Session {
     return this.requireConnection(server).getPrompt(name, args, signal);
   }
 
+  async subscribeResource(server: string, uri: string, signal?: AbortSignal): Promise<void> {
+    await this.requireSession();
+    await this.requireConnection(server).subscribeResource(uri, signal);
+  }
+
+  async unsubscribeResource(server: string, uri: string, signal?: AbortSignal): Promise<void> {
+    await this.requireSession();
+    await this.requireConnection(server).unsubscribeResource(uri, signal);
+  }
+
+  /** `completion/complete` on one server (the ref already names that server's prompt or resource). */
+  async complete(server: string, params: CompleteRequest["params"], signal?: AbortSignal) {
+    await this.requireSession();
+    return this.requireConnection(server).complete(params, signal);
+  }
+
   async instructions(): Promise<{ instructions: string; servers: Array<{ server: string; instructions: string }> }> {
     await this.requireSession();
     const servers: Array<{ server: string; instructions: string }> = [];
@@ -699,6 +762,11 @@ export class Session {
     }
     return { instructions: servers.map((s) => wrapInstructions(s.server, s.instructions)).join("\n\n"), servers };
   }
+}
+
+/** A server configured with `"prefix": false` has its tools named without `NAME_`. */
+function prefixOf(connection: UpstreamConnection): { prefix?: false } {
+  return connection.config.prefix === false ? { prefix: false } : {};
 }
 
 const SETTLED_STATES: readonly string[] = [

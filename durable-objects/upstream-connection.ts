@@ -15,6 +15,7 @@ import {
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   McpError,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
   type CreateMessageRequest,
@@ -24,6 +25,8 @@ import {
   type JSONRPCMessage,
   type Progress,
   type RequestId,
+  type CompleteRequest,
+  type Root,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import { toCachedTool, type CachedTool } from "../src/core/catalog.js";
@@ -61,12 +64,16 @@ export interface ResumeInfo {
 
 export interface ConnectionHooks {
   roots: () => string[];
+  /** Roots from a downstream MCP client of the session; undefined when no downstream declared roots. */
+  downstreamRoots?: (signal: AbortSignal | undefined) => Promise<Root[] | undefined>;
   /** The tool list changed (after list_changed or a reconnect). */
   onToolsChanged: (connection: UpstreamConnection) => void;
   /** State changed: persist it. */
   onStateChanged: (connection: UpstreamConnection) => void;
   log: (level: "info" | "warn" | "error", message: string, data?: Record<string, unknown>) => void;
   fetch?: typeof fetch;
+  /** A `notifications/resources/updated` arrived (for a resource someone subscribed to). */
+  onResourceUpdated?: (connection: UpstreamConnection, uri: string) => void;
   /** A `notifications/message` (server log) arrived. */
   onLog?: (connection: UpstreamConnection, params: { level: string; logger?: string; data?: unknown }) => void;
   /** A transport to a bridged (local) server, or why there is none. */
@@ -158,6 +165,13 @@ export class UpstreamConnection {
       timer = setTimeout(() => resolve("timedOut"), TURN_NOTIFY_TIMEOUT_MS) as unknown as number;
     });
     return Promise.race([sent, timeout]).finally(() => clearTimeout(timer ?? null));
+  }
+
+  /** Tells the server that the roots changed, so it asks `roots/list` again; failures only logged. */
+  async sendRootsListChanged(): Promise<void> {
+    const client = this.client;
+    if (!client || this.state !== ConnectionState.connected) return;
+    await client.sendRootsListChanged().catch((error: unknown) => this.hooks.log("warn", "roots list_changed not sent", { server: this.name, reason: messageOf(error) }));
   }
 
   get instructions(): string | undefined {
@@ -264,7 +278,7 @@ export class UpstreamConnection {
     try {
       await withDeadline(
         (async () => {
-          const client = this.createClient(() => (transport.roots.length > 0 ? transport.roots : this.hooks.roots()));
+          const client = this.createClient(() => this.hooks.roots(), () => transport.roots);
           this.transport = transport;
           await client.connect(transport, { timeout: this.timeouts.startup });
           await this.refreshTools();
@@ -334,8 +348,11 @@ export class UpstreamConnection {
     this.resume = resumeInfo(kind, transport, client, resume);
   }
 
-  /** A fresh SDK client wired to this connection; events from a replaced client are ignored. */
-  private createClient(roots: () => string[]): Client {
+  /**
+   * A fresh SDK client wired to this connection; events from a replaced client are ignored.
+   * `ownRoots`: roots the transport itself fixes (a bridged server's cwd), which win.
+   */
+  private createClient(roots: () => string[], ownRoots?: () => readonly string[]): Client {
     const serverRequests = this.hooks.serverRequests;
     const client = new Client(CLIENT_INFO, {
       capabilities: {
@@ -346,7 +363,13 @@ export class UpstreamConnection {
       },
       jsonSchemaValidator: safeJsonSchemaValidator(),
     });
-    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots().map((uri) => ({ uri })) }));
+    client.setRequestHandler(ListRootsRequestSchema, async (_request, extra) => {
+      const fixed = ownRoots?.() ?? [];
+      if (fixed.length > 0) return { roots: fixed.map((uri) => ({ uri })) };
+      // A downstream MCP client that declared roots knows the workspace best; else the session's.
+      const downstream = await this.hooks.downstreamRoots?.(extra.signal);
+      return { roots: downstream ?? roots().map((uri) => ({ uri })) };
+    });
     if (serverRequests) {
       const context = (extra: { signal: AbortSignal; requestId: RequestId; sendNotification: (n: { method: "notifications/progress"; params: Progress & { progressToken: string | number } }) => Promise<void> }): ServerRequestContext => ({
         signal: extra.signal,
@@ -364,6 +387,9 @@ export class UpstreamConnection {
       } catch (error) {
         this.hooks.log("warn", "refreshing tools after list_changed failed", { server: this.name, reason: messageOf(error) });
       }
+    });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      if (this.client === client) this.hooks.onResourceUpdated?.(this, notification.params.uri);
     });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       if (this.client === client) this.hooks.onLog?.(this, notification.params);
@@ -524,6 +550,18 @@ export class UpstreamConnection {
         return { items: page.prompts, nextCursor: page.nextCursor };
       }, { what: `${this.name}: prompts/list` }),
     signal);
+  }
+
+  subscribeResource(uri: string, signal?: AbortSignal) {
+    return this.request("resources/subscribe", (client, opts) => client.subscribeResource({ uri }, opts), signal);
+  }
+
+  unsubscribeResource(uri: string, signal?: AbortSignal) {
+    return this.request("resources/unsubscribe", (client, opts) => client.unsubscribeResource({ uri }, opts), signal);
+  }
+
+  complete(params: CompleteRequest["params"], signal?: AbortSignal) {
+    return this.request("completion/complete", (client, opts) => client.complete(params, opts), signal);
   }
 
   getPrompt(name: string, args: Record<string, string> | undefined, signal?: AbortSignal) {

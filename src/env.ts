@@ -49,6 +49,8 @@ export interface Env {
   OAUTH_KV: KVNamespace;
   /** Set by the OAuth provider before it calls our handlers. */
   OAUTH_PROVIDER?: OAuthHelpers;
+  /** Comma-separated hosts (`host` or `host:port`) the MCP endpoint answers for (DNS-rebinding protection); unset: any. */
+  MCP_ALLOWED_HOSTS?: string;
 }
 
 /** Which principal a bridge token belongs to, if any. Tokens are compared in constant time. */

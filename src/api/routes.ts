@@ -364,6 +364,35 @@ export const ROUTES: readonly RouteEntry[] = [
     response: { status: 200, description: "resource, authorization_servers, bearer_methods_supported" },
     errors: [],
   },
+  {
+    method: "post",
+    path: `${SESSION_PREFIX}/mcp`,
+    operationId: "mcpPost",
+    summary:
+      "Aggregated MCP endpoint (Streamable HTTP): JSON-RPC messages to the session as one MCP server; an initialize opens a downstream MCP session (Mcp-Session-Id); answers JSON-RPC as SSE, 202 for notifications; unknown Mcp-Session-Id → 404",
+    served: "session",
+    query: S.McpEndpointQuery,
+    response: { status: 200, description: "text/event-stream with the JSON-RPC response(s) and related notifications" },
+    errors: [400, 404, 500],
+  },
+  {
+    method: "get",
+    path: `${SESSION_PREFIX}/mcp`,
+    operationId: "mcpStream",
+    summary: "Aggregated MCP endpoint: the downstream session's standalone SSE stream (list_changed, logs, server→client requests)",
+    served: "session",
+    response: { status: 200, description: "text/event-stream" },
+    errors: [400, 404, 500],
+  },
+  {
+    method: "delete",
+    path: `${SESSION_PREFIX}/mcp`,
+    operationId: "mcpDelete",
+    summary: "Aggregated MCP endpoint: end the downstream MCP session named by Mcp-Session-Id",
+    served: "session",
+    response: { status: 200, description: "Ended" },
+    errors: [400, 404, 500],
+  },
 ];
 
 /** Path parameters of an OpenAPI path, in order (`/v1/sessions/{id}/servers/{name}` → id, name). */

@@ -67,6 +67,16 @@ export const ToolsQuery = z.strictObject({
   turn: z.string().min(1).optional(),
 });
 
+/**
+ * The query of the aggregated MCP endpoint (`/v1/sessions/:id/mcp`), read when a downstream
+ * session initializes: how its tools are listed (default `auto`: full, or the search
+ * meta-tools past the threshold).
+ */
+export const McpEndpointQuery = z.strictObject({
+  mode: z.enum(["auto", "full", "search"]).optional(),
+  contextWindow: count.min(1).optional(),
+});
+
 /** Bridge ids, as the bridge CLI's `--id` accepts them. */
 export const BRIDGE_ID_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 

@@ -3,7 +3,7 @@
  * (named, sorted, schemas made model-safe), the synthetic resource tools, and the
  * fingerprints that key the cross-session catalog cache.
  */
-import { nameTools, sanitizeName, shortHash, type NamedTool } from "./naming.js";
+import { baseToolName, nameTools, shortHash, type NamedTool } from "./naming.js";
 
 /** One tool as a server listed it, kept with the server's name. */
 export interface ServerTool {
@@ -12,6 +12,8 @@ export interface ServerTool {
   description?: string;
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
+  /** false: named without the server prefix. */
+  prefix?: boolean;
 }
 
 /** One entry of `GET /v1/sessions/:id/tools`. */
@@ -95,14 +97,21 @@ export interface CatalogOptions {
  * Builds the model-facing catalog. Synthetic and reserved names are fixed and win over a
  * server tool that sanitizes to the same name (which then gets a hashed name).
  */
-export function buildCatalog(servers: ReadonlyArray<{ server: string; tools: readonly CachedTool[] }>, options: CatalogOptions): Catalog {
-  const entries: Array<ServerTool> = servers.flatMap(({ server, tools }) =>
-    tools.map((t) => ({ server, tool: t.name, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema })),
+export function buildCatalog(servers: ReadonlyArray<{ server: string; tools: readonly CachedTool[]; prefix?: boolean }>, options: CatalogOptions): Catalog {
+  const entries: Array<ServerTool> = servers.flatMap(({ server, tools, prefix }) =>
+    tools.map((t) => ({
+      server,
+      tool: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      outputSchema: t.outputSchema,
+      ...(prefix === false ? { prefix } : {}),
+    })),
   );
   const reserved = new Set([...(options.withResourceTools ? RESOURCE_TOOLS.map((t) => t.name) : []), ...(options.reserved ?? [])]);
   const named: NamedTool<ServerTool>[] = nameTools(entries, reserved);
   const displaced = named
-    .filter(({ name, entry }) => name !== `${sanitizeName(entry.server)}_${sanitizeName(entry.tool)}` && reserved.has(`${sanitizeName(entry.server)}_${sanitizeName(entry.tool)}`))
+    .filter(({ name, entry }) => name !== baseToolName(entry) && reserved.has(baseToolName(entry)))
     .map(({ name, entry }) => ({ server: entry.server, tool: entry.tool, name }));
   const tools: ApiTool[] = named.map(({ name, entry }) => ({
     name,

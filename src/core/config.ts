@@ -44,6 +44,8 @@ const commonFields = {
   enabled: z.boolean().optional(),
   sampling: samplingSchema.optional(),
   samplingLimits: samplingLimitsSchema.optional(),
+  /** false: this server's tools and prompts keep their own names (no `NAME_` prefix). */
+  prefix: z.boolean().optional(),
 };
 
 export const RemoteServerConfigSchema = z.strictObject({

@@ -16,6 +16,7 @@ export type SessionEventType =
   | "approval.resolved"
   | "sampling.progress"
   | "sampling.finished"
+  | "resource.updated"
   | "log"
   | "gap";
 

@@ -1,5 +1,6 @@
 /**
- * Model-facing tool names: `sanitize(server) + "_" + sanitize(tool)`, at most 64
+ * Model-facing tool names: `sanitize(server) + "_" + sanitize(tool)` (or `sanitize(tool)`
+ * alone for a server configured with `"prefix": false`), at most 64
  * characters (providers reject longer ones). Long names are cut and get a short hash
  * of the original identity; names that still collide all get the hash, so every tool
  * stays reachable and the result does not depend on input order. Dispatch always
@@ -27,6 +28,13 @@ export function shortHash(text: string): string {
 export interface ToolIdentity {
   server: string;
   tool: string;
+  /** false: the tool keeps its own name, without `server_` (a server's `"prefix": false`). */
+  prefix?: boolean;
+}
+
+/** The name before length caps and collisions: `server_tool`, or `tool` for an unprefixed server. */
+export function baseToolName(identity: ToolIdentity): string {
+  return identity.prefix === false ? sanitizeName(identity.tool) : `${sanitizeName(identity.server)}_${sanitizeName(identity.tool)}`;
 }
 
 export interface NamedTool<T extends ToolIdentity = ToolIdentity> {
@@ -47,7 +55,7 @@ function withHash(base: string, identity: ToolIdentity): string {
 export function nameTools<T extends ToolIdentity>(entries: readonly T[], reserved: ReadonlySet<string> = new Set()): NamedTool<T>[] {
   const ordered = [...entries].sort((a, b) => compare(a.server, b.server) || compare(a.tool, b.tool));
   const first = ordered.map((entry) => {
-    const base = `${sanitizeName(entry.server)}_${sanitizeName(entry.tool)}`;
+    const base = baseToolName(entry);
     return { entry, base, name: base.length > MAX_TOOL_NAME_LENGTH ? withHash(base, entry) : base };
   });
   const counts = countBy(first.map((item) => item.name));
