@@ -16,7 +16,7 @@ export class SessionObject extends Agent<Env> {
     env: this.env,
     waitUntil: (promise) => this.ctx.waitUntil(promise),
   });
-  private readonly routes = ownedSessionRoutes(this.session);
+  private readonly routes = ownedSessionRoutes(this.session, { mcpAllowedHosts: parseAllowedHosts(this.env.MCP_ALLOWED_HOSTS) });
   /** Events go to every WebSocket subscriber (hibernated sockets included: the Agent lists them). */
   readonly stopBroadcasting = this.session.events.listen((event) => {
     const text = JSON.stringify(event);

@@ -110,8 +110,8 @@ export function sessionRoutes(session: Session, options: { mcpAllowedHosts?: rea
  * principal's session answers exactly like a missing one (404: existence is not leaked),
  * on every route, including ones added later.
  */
-export function ownedSessionRoutes(session: Session) {
-  const routes = sessionRoutes(session);
+export function ownedSessionRoutes(session: Session, options: { mcpAllowedHosts?: readonly string[] } = {}) {
+  const routes = sessionRoutes(session, options);
   return {
     async fetch(request: Request): Promise<Response> {
       if (!(request.method === "POST" && new URL(request.url).pathname === "/")) {
