@@ -5,7 +5,7 @@
  */
 import { Agent } from "agents";
 import type { Env } from "../src/env.js";
-import { Session } from "./session.js";
+import { Session, type AuthorizationOutcome } from "./session.js";
 import { sessionRoutes } from "./session-routes.js";
 
 export class SessionObject extends Agent<Env> {
@@ -18,6 +18,11 @@ export class SessionObject extends Agent<Env> {
 
   override async onRequest(request: Request): Promise<Response> {
     return this.routes.fetch(request);
+  }
+
+  /** RPC from the Worker's `/oauth/callback`. */
+  async completeAuthorization(nonce: string, params: { code?: string; error?: string }): Promise<AuthorizationOutcome> {
+    return this.session.completeAuthorization(nonce, params);
   }
 
   // RPC from the principal's BridgeHub (bridged servers).

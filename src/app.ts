@@ -6,7 +6,9 @@
  * cancels the upstream call). Every route has an entry in `src/api/routes.ts`.
  */
 import { Hono } from "hono";
-import { SESSION_ID_HEADER } from "../durable-objects/session-routes.js";
+import { ORIGIN_HEADER, SESSION_ID_HEADER } from "../durable-objects/session-routes.js";
+import { oauthCallback, oauthClientMetadata } from "./http/oauth-routes.js";
+import { CALLBACK_PATH, CLIENT_METADATA_PATH } from "./core/oauth/client-metadata.js";
 import { openApiDocument } from "./api/openapi.js";
 import { BridgeConnectQuery, type OpenApiDocument } from "./api/schemas.js";
 import { McpEdgeError } from "./core/errors.js";
@@ -22,7 +24,9 @@ const SESSION_PATH = /^\/v1\/sessions\/([^/]+)(\/.*)?$/;
 
 function forward(env: Env, id: string, request: Request, url: URL, rest: string): Promise<Response> {
   const target = `https://session${rest}${url.search}`;
-  return env.SESSIONS.getByName(id).fetch(new Request(target, request));
+  const forwarded = new Request(target, request);
+  forwarded.headers.set(ORIGIN_HEADER, url.origin);
+  return env.SESSIONS.getByName(id).fetch(forwarded);
 }
 
 /** Built on first request, once per isolate. */
@@ -48,6 +52,9 @@ export function createRouter() {
     request.headers.set(BRIDGE_ID_HEADER, bridge);
     return c.env.BRIDGES.getByName(principal).fetch(request);
   });
+  // OAuth to remote MCP servers: where the browser comes back, and mcp-edge's client ID metadata document.
+  app.get(CALLBACK_PATH, (c) => oauthCallback(c.env, new URL(c.req.url)));
+  app.get(CLIENT_METADATA_PATH, (c) => oauthClientMetadata(c.env, new URL(c.req.url)));
   app.get("/v1/bridges", async (c) => c.json({ bridges: await c.env.BRIDGES.getByName(LOCAL_PRINCIPAL).list() }));
 
   app.post("/v1/sessions", (c) => {

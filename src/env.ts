@@ -2,6 +2,7 @@
  * The Worker's bindings and deployment settings, read once per isolate.
  */
 import type { BridgeHub } from "../durable-objects/bridge-hub.js";
+import type { CredentialVault } from "../durable-objects/credential-vault.js";
 import type { SessionObject } from "../durable-objects/session-object.js";
 import { parseDeploymentServers, type ServerConfigInput } from "./core/config.js";
 import { DEFAULT_SEARCH_THRESHOLD } from "./core/discovery/mode.js";
@@ -13,6 +14,12 @@ export interface Env {
   /** Bridge credentials: comma-separated `principal:token` pairs (a secret in a deployment). */
   BRIDGE_TOKENS?: string;
   CATALOG: KVNamespace;
+  /** One CredentialVault per principal: OAuth credentials for remote servers, encrypted. */
+  CREDENTIALS: DurableObjectNamespace<CredentialVault>;
+  /** The secret the vault's AES-GCM key comes from; without it no credentials are stored. */
+  CREDENTIALS_KEY?: string;
+  /** The Worker's public origin for OAuth redirects (default: the origin the request came to). */
+  PUBLIC_URL?: string;
   /** "true" lets sessions dial loopback and private addresses (local dev, tests). */
   ALLOW_PRIVATE_URLS?: string;
   /** JSON map NAME → ServerConfig that every session inherits. */

@@ -5,6 +5,7 @@ import { createApp } from "./app.js";
 import type { Env } from "./env.js";
 
 export { BridgeHub } from "../durable-objects/bridge-hub.js";
+export { CredentialVault } from "../durable-objects/credential-vault.js";
 export { SessionObject } from "../durable-objects/session-object.js";
 
 const app = createApp();

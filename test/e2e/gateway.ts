@@ -33,7 +33,7 @@ export async function startGateway(script: string, bindings: Record<string, stri
     modulesRoot: dirname(script),
     compatibilityDate: "2026-11-01",
     compatibilityFlags: ["nodejs_compat", "enable_request_signal"],
-    durableObjects: { SESSIONS: { className: "SessionObject", useSQLite: true }, BRIDGES: { className: "BridgeHub", useSQLite: true } },
+    durableObjects: { SESSIONS: { className: "SessionObject", useSQLite: true }, BRIDGES: { className: "BridgeHub", useSQLite: true }, CREDENTIALS: { className: "CredentialVault", useSQLite: true } },
     kvNamespaces: ["CATALOG"],
     bindings: { ALLOW_PRIVATE_URLS: "true", MCP_SERVERS: "{}", ...bindings },
   }));

@@ -25,6 +25,7 @@ describe("McpEdgeError", () => {
       serverUnavailable: 502,
       upstreamError: 502,
       timeout: 504,
+      notConfigured: 503,
       cancelled: 499,
       internal: 500,
     };
