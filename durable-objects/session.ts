@@ -570,11 +570,13 @@ export class Session {
 
   /**
    * A tool of a server that failed since it was listed (lost connection): still
-   * callable, so the call can reconnect it once instead of answering "unknown tool".
+   * callable, so the call can reconnect it once instead of answering "unknown tool". A
+   * server that needs a sign-in since answers 502 with `data.status: "needs_auth"`.
    */
   private recoverableTarget(name: string): ToolTarget | undefined {
+    const recoverable: readonly ConnectionState[] = [ConnectionState.connected, ConnectionState.failed, ConnectionState.needsAuth];
     const servers = [...this.slots.entries()].flatMap(([server, slot]) =>
-      slot.kind === "connection" && (slot.connection.state === ConnectionState.connected || slot.connection.state === ConnectionState.failed)
+      slot.kind === "connection" && recoverable.includes(slot.connection.state)
         ? [{ server, tools: slot.connection.tools }]
         : [],
     );
