@@ -104,6 +104,27 @@ describe("OAuth sign-in to a remote MCP server", () => {
   });
 });
 
+describe("eviction", () => {
+  it("a signed-in server comes back connected after the session object and the vault are evicted", async () => {
+    const session = await createSession({ oauth: remote(`${peers.oauth}?evict=1`) });
+    expect((await signIn(session.id, "oauth")).status).toBe(200);
+    for (const stub of [env.SESSIONS.getByName(session.id), env.CREDENTIALS.getByName("local")]) {
+      await runInDurableObject(stub as DurableObjectStub, (_instance, state) => state.abort("evicted by test")).catch(() => undefined);
+    }
+    const call = await api("POST", `/v1/sessions/${session.id}/tools/call`, { name: "oauth_greet", arguments: { name: "back" } });
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(await status(session.id, "oauth")).toMatchObject({ status: "connected" });
+  });
+
+  it("a pending flow survives eviction of the session object", async () => {
+    const session = await createSession({ oauth: remote(`${peers.oauth}?evict=2`) });
+    const callback = await authorize(session.id, "oauth");
+    await runInDurableObject(env.SESSIONS.getByName(session.id) as DurableObjectStub, (_instance, state) => state.abort("evicted by test")).catch(() => undefined);
+    expect((await page(callback.href)).status).toBe(200);
+    expect(await status(session.id, "oauth")).toMatchObject({ status: "connected" });
+  });
+});
+
 describe("the callback refuses what it did not start (CSRF) and changes nothing", () => {
   it("missing, malformed and forged states → 400; the real flow still completes afterwards", async () => {
     const session = await createSession({ oauth: remote(peers.oauth) });
