@@ -127,9 +127,18 @@ export function gatewayWorker(extra = {}, { name = "mcp-edge", script = GATEWAY_
     scriptPath: script,
     modulesRoot: dirname(script),
     ...COMPAT,
-    durableObjects: { SESSIONS: { className: "SessionObject", useSQLite: true }, BRIDGES: { className: "BridgeHub", useSQLite: true } },
+    durableObjects: {
+      SESSIONS: { className: "SessionObject", useSQLite: true },
+      BRIDGES: { className: "BridgeHub", useSQLite: true },
+      CREDENTIALS: { className: "CredentialVault", useSQLite: true },
+    },
     kvNamespaces: ["CATALOG"],
-    bindings: { ALLOW_PRIVATE_URLS: "true", MCP_SERVERS: "{}", BRIDGE_TOKENS: process.env.BRIDGE_TOKENS ?? "" },
+    bindings: {
+      ALLOW_PRIVATE_URLS: "true",
+      MCP_SERVERS: "{}",
+      BRIDGE_TOKENS: process.env.BRIDGE_TOKENS ?? "",
+      CREDENTIALS_KEY: "bench-credentials-key-0123456789abcdef",
+    },
     ...extra,
   };
 }
