@@ -40,6 +40,8 @@ export default defineConfig({
                 SIGN_IN_USERS: "alice:alice-password,bob:bob-password",
                 SERVICE_TOKENS: "backend:test-service-token",
                 BRIDGE_TOKENS: "local:test-bridge-token,someone-else:other-bridge-token",
+                // Encrypts OAuth credentials at rest (a secret in a deployment).
+                CREDENTIALS_KEY: "test-credentials-key-0123456789abcdef0123456789",
                 // Deployment-defined servers, off unless a session switches them on.
                 MCP_SERVERS: JSON.stringify({
                   shared: { type: "remote", url: inject("peers").fixture, enabled: false },

@@ -127,9 +127,19 @@ export function gatewayWorker(extra = {}, { name = "mcp-edge", script = GATEWAY_
     scriptPath: script,
     modulesRoot: dirname(script),
     ...COMPAT,
-    durableObjects: { SESSIONS: { className: "SessionObject", useSQLite: true }, BRIDGES: { className: "BridgeHub", useSQLite: true } },
+    durableObjects: {
+      SESSIONS: { className: "SessionObject", useSQLite: true },
+      BRIDGES: { className: "BridgeHub", useSQLite: true },
+      CREDENTIALS: { className: "CredentialVault", useSQLite: true },
+    },
     kvNamespaces: ["CATALOG", "OAUTH_KV"],
-    bindings: { ALLOW_PRIVATE_URLS: "true", AUTH_MODE: "local-dev", MCP_SERVERS: "{}", BRIDGE_TOKENS: process.env.BRIDGE_TOKENS ?? "" },
+    bindings: {
+      ALLOW_PRIVATE_URLS: "true",
+      AUTH_MODE: "local-dev",
+      MCP_SERVERS: "{}",
+      BRIDGE_TOKENS: process.env.BRIDGE_TOKENS ?? "",
+      CREDENTIALS_KEY: "bench-credentials-key-0123456789abcdef",
+    },
     ...extra,
   };
 }

@@ -4,7 +4,7 @@
  * metadata (RFC 9728, with the well-known fallbacks) → authorization-server metadata
  * (RFC 8414 / OIDC). A server we could register with (dynamic registration, a client
  * ID metadata document, or a configured clientId) → `needs_auth`; one we cannot →
- * `needs_client_registration`. The sign-in itself is the OAuth issue's.
+ * `needs_client_registration`. The sign-in itself: oauth-flow.ts (`POST …/auth`).
  */
 import { discoverOAuthServerInfo, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { RemoteServerConfig } from "../src/core/config.js";

@@ -7,7 +7,7 @@ import { Agent, type Connection, type ConnectionContext } from "agents";
 import { parseAllowedHosts } from "../src/core/allowed-hosts.js";
 import { messageOf } from "../src/core/errors.js";
 import type { Env } from "../src/env.js";
-import { Session } from "./session.js";
+import { Session, type AuthorizationOutcome } from "./session.js";
 import { ownedSessionRoutes } from "./session-routes.js";
 
 export class SessionObject extends Agent<Env> {
@@ -58,6 +58,11 @@ export class SessionObject extends Agent<Env> {
 
   override async onRequest(request: Request): Promise<Response> {
     return this.routes.fetch(request);
+  }
+
+  /** RPC from the Worker's `/oauth/callback`. */
+  async completeAuthorization(nonce: string, params: { code?: string; error?: string }): Promise<AuthorizationOutcome> {
+    return this.session.completeAuthorization(nonce, params);
   }
 
   // RPC from the principal's BridgeHub (bridged servers).

@@ -14,6 +14,8 @@ import type { Session } from "./session.js";
 export const SESSION_ID_HEADER = "x-mcp-edge-session-id";
 /** Who the request acts for; set by the Worker on every forwarded request, never taken from a caller. */
 export const PRINCIPAL_HEADER = "x-mcp-edge-principal";
+/** The Worker's public origin, set by the Worker on every forwarded request (OAuth redirect URIs hang off it). */
+export const ORIGIN_HEADER = "x-mcp-edge-origin";
 
 /**
  * Request bodies and queries are validated with the API's schemas (`src/api/schemas.ts`);
@@ -45,6 +47,13 @@ export function sessionRoutes(session: Session, options: { mcpAllowedHosts?: rea
   });
   app.post("/servers/:name/disconnect", async (c) => c.json(await session.disconnectServer(c.req.param("name"))));
   app.post("/servers/:name/connect", async (c) => c.json(await session.connectServer(c.req.param("name"))));
+  app.post("/servers/:name/auth", async (c) => {
+    const origin = c.req.header(ORIGIN_HEADER);
+    if (!origin) throw new McpEdgeError("badRequest", "missing origin");
+    return c.json(await session.beginAuthorization(c.req.param("name"), origin));
+  });
+  app.delete("/servers/:name/auth", async (c) => c.json(await session.signOut(c.req.param("name"))));
+  app.post("/servers/:name/debug", async (c) => c.json(await session.debugServer(c.req.param("name"))));
 
   app.get("/tools", async (c) => {
     const query = parseOrThrow(ToolsQuery, c.req.query());

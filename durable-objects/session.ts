@@ -41,6 +41,12 @@ import { SessionEvents } from "./session-events.js";
 import { deleteSession, loadSession, saveSession, type PersistedServer, type PersistedSession } from "./session-store.js";
 import { DEFAULT_SAMPLING_HEARTBEAT_MS, ServerRequests } from "./server-requests.js";
 import { UpstreamConnection } from "./upstream-connection.js";
+import { ConnectionCredentials } from "./connection-credentials.js";
+import { MISSING_KEY_MESSAGE } from "./credential-vault.js";
+import type { TakeFlowResult } from "./credential-records.js";
+import { beginAuthorization, diagnose, finishAuthorization, type DebugReport, type FlowContext } from "./oauth-flow.js";
+import { oauthFetch } from "./oauth-fetch.js";
+import type { RemoteServerConfig } from "../src/core/config.js";
 
 export interface CallToolOptions {
   signal?: AbortSignal;
@@ -52,6 +58,8 @@ export interface CallToolOptions {
   /** Receives a server tool's result as the server sent it (the aggregated MCP endpoint passes it on untouched). */
   onResult?: (result: CallToolResult) => void;
 }
+
+export type AuthorizationOutcome = { ok: true; server: string; status: ServerStatus } | { ok: false; status: number; message: string };
 
 /** A server slot: a live connection, or the reason its config cannot run. */
 type Slot =
@@ -318,7 +326,12 @@ export class Session {
       const check = checkServerUrl(config.url, { allowPrivate: settings.allowPrivateUrls });
       if (!check.ok) return { kind: "invalid", input, status: { status: "failed", error: check.reason } };
     }
+    const credentials =
+      config.type === "remote" && config.oauth !== false && this.env.CREDENTIALS_KEY
+        ? new ConnectionCredentials(this.env.CREDENTIALS.getByName(this.principal), config.url, config.oauth?.clientId)
+        : undefined;
     const connection = new UpstreamConnection(name, config, resolveTimeouts(config, settings.requestTimeoutMs), {
+      ...(credentials ? { credentials } : {}),
       bridgeTransport: (local) => this.bridgeTransport(name, local),
       serverRequests: {
         sampling: (c, params, context) => this.serverRequests.sampling(c, params, context),
@@ -339,6 +352,98 @@ export class Session {
       log: (level, message, data) => console[level === "info" ? "log" : level](`[session] ${message}`, JSON.stringify(data ?? {}).slice(0, 300)),
     });
     return { kind: "connection", input, connection };
+  }
+
+  // ── OAuth (signing in to remote servers) ─────────────────────────────────
+
+  private oauthServer(name: string): { connection: UpstreamConnection; config: RemoteServerConfig; credentials: ConnectionCredentials } {
+    const connection = this.requireConnection(name);
+    const config = connection.config;
+    if (config.type !== "remote") throw new McpEdgeError("badRequest", `server "${name}" is not a remote server; OAuth applies to remote servers only`, { server: name });
+    if (config.oauth === false) throw new McpEdgeError("badRequest", `server "${name}" has OAuth disabled (oauth: false)`, { server: name });
+    if (!this.env.CREDENTIALS_KEY || !connection.credentialsSource) throw new McpEdgeError("notConfigured", MISSING_KEY_MESSAGE);
+    return { connection, config, credentials: connection.credentialsSource };
+  }
+
+  private flowContext(session: PersistedSession): FlowContext {
+    return {
+      vault: this.env.CREDENTIALS.getByName(this.principal),
+      principal: this.principal,
+      sessionId: session.id,
+      fetchFn: oauthFetch(this.settings.allowPrivateUrls),
+    };
+  }
+
+  /** `POST …/servers/:name/auth`: the URL to send the user to; the server stays as it is until the callback. */
+  async beginAuthorization(name: string, origin: string): Promise<{ authorizationUrl: string }> {
+    const session = await this.requireSession();
+    const { connection, config, credentials } = this.oauthServer(name);
+    await connection.settled();
+    return beginAuthorization(this.flowContext(session), {
+      server: name,
+      config,
+      key: await credentials.key(),
+      origin: this.env.PUBLIC_URL?.replace(/\/+$/, "") || origin,
+      challenge: connection.authChallenge,
+    });
+  }
+
+  /**
+   * The callback (from the Worker, by RPC): the state's nonce names the pending flow in
+   * the principal's vault. Unknown, used, expired or foreign → refused, nothing changes.
+   * A failed exchange stores nothing; success commits the credentials and connects.
+   */
+  async completeAuthorization(nonce: string, params: { code?: string; error?: string }): Promise<AuthorizationOutcome> {
+    await this.ensureLoaded();
+    const session = this.session;
+    const refused = (message: string): AuthorizationOutcome => ({ ok: false, status: 400, message });
+    if (!session || !this.env.CREDENTIALS_KEY) return refused("unknown or expired authorization request (state)");
+    const context = this.flowContext(session);
+    const taken = (await context.vault.takeFlow(nonce, session.id)) as TakeFlowResult;
+    if (!taken.ok) return refused(taken.reason === "expired" ? "this authorization request expired (10 minutes); start again" : "unknown or already used authorization request (state)");
+    const flow = taken.flow;
+    if (flow.sessionId !== session.id || flow.principal !== this.principal) return refused("unknown or already used authorization request (state)");
+    if (params.error) return { ok: false, status: 403, message: `the authorization server answered: ${params.error.slice(0, 100)}` };
+    if (!params.code) return refused("the callback carries no authorization code");
+    const slot = this.slots.get(flow.server);
+    const connection = slot?.kind === "connection" ? slot.connection : undefined;
+    const credentials = connection?.credentialsSource;
+    if (!connection || connection.config.type !== "remote" || !credentials || (await credentials.key()) !== flow.key || connection.config.url !== flow.serverUrl) {
+      return { ok: false, status: 409, message: `server "${flow.server}" changed since the authorization started; start again` };
+    }
+    let committed;
+    try {
+      committed = await finishAuthorization(context, flow, params.code, connection.config);
+    } catch (error) {
+      console.warn("[session] token exchange failed", JSON.stringify({ server: flow.server, reason: messageOf(error).slice(0, 200) }));
+      return { ok: false, status: 502, message: `the token exchange with the authorization server failed: ${messageOf(error).slice(0, 200)}` };
+    }
+    await context.vault.commit(flow.key, committed);
+    credentials.forget();
+    await connection.connect();
+    return { ok: true, server: flow.server, status: connection.status };
+  }
+
+  /** `DELETE …/servers/:name/auth`: forgets the principal's credentials for the server. */
+  async signOut(name: string): Promise<ServerStatus> {
+    await this.requireSession();
+    const { connection, credentials } = this.oauthServer(name);
+    await this.env.CREDENTIALS.getByName(this.principal).drop(await credentials.key());
+    credentials.forget();
+    if (connection.state !== ConnectionState.disabled) await connection.connect();
+    return connection.status;
+  }
+
+  /** `POST …/servers/:name/debug`: a hand-made initialize and discovery; nothing stored. */
+  async debugServer(name: string): Promise<DebugReport & { credentials: boolean }> {
+    await this.requireSession();
+    const connection = this.requireConnection(name);
+    const config = connection.config;
+    if (config.type !== "remote") throw new McpEdgeError("badRequest", `server "${name}" is not a remote server`, { server: name });
+    const report = await diagnose(config, oauthFetch(this.settings.allowPrivateUrls));
+    const credentials = connection.credentialsSource;
+    const held = credentials ? await this.env.CREDENTIALS.getByName(this.principal).summary(await credentials.key()) : undefined;
+    return { ...report, credentials: Boolean(held?.hasAccessToken) };
   }
 
   // ── Bridged (local) servers ──────────────────────────────────────────────
@@ -644,11 +749,13 @@ export class Session {
 
   /**
    * A tool of a server that failed since it was listed (lost connection): still
-   * callable, so the call can reconnect it once instead of answering "unknown tool".
+   * callable, so the call can reconnect it once instead of answering "unknown tool". A
+   * server that needs a sign-in since answers 502 with `data.status: "needs_auth"`.
    */
   private recoverableTarget(name: string): ToolTarget | undefined {
+    const recoverable: readonly ConnectionState[] = [ConnectionState.connected, ConnectionState.failed, ConnectionState.needsAuth];
     const servers = [...this.slots.entries()].flatMap(([server, slot]) =>
-      slot.kind === "connection" && (slot.connection.state === ConnectionState.connected || slot.connection.state === ConnectionState.failed)
+      slot.kind === "connection" && recoverable.includes(slot.connection.state)
         ? [{ server, tools: slot.connection.tools, ...prefixOf(slot.connection) }]
         : [],
     );

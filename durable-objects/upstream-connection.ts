@@ -45,7 +45,10 @@ import {
 } from "../src/core/turn-lifecycle.js";
 import { collectPages } from "../src/core/pagination.js";
 import { redactUrl } from "../src/core/url-policy.js";
+import { extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
 import { classifyAuthChallenge, type AuthChallenge } from "./auth-discovery.js";
+import type { ConnectionCredentials } from "./connection-credentials.js";
+import { AuthorizationRequired, ConnectionAuthProvider, ScopeRefused, TokenRefreshed, type ChallengeInfo } from "./oauth-provider.js";
 import { BridgeChannelTransport } from "./bridge-transport.js";
 import { safeJsonSchemaValidator } from "./json-schema-validator.js";
 import { WorkerSSEClientTransport } from "./sse-transport.js";
@@ -76,6 +79,8 @@ export interface ConnectionHooks {
   onResourceUpdated?: (connection: UpstreamConnection, uri: string) => void;
   /** A `notifications/message` (server log) arrived. */
   onLog?: (connection: UpstreamConnection, params: { level: string; logger?: string; data?: unknown }) => void;
+  /** The principal's OAuth credentials for this (remote) server, when the deployment can hold them. */
+  credentials?: ConnectionCredentials;
   /** A transport to a bridged (local) server, or why there is none. */
   bridgeTransport?: (config: LocalServerConfig) => BridgeChannelTransport | string;
   /** Answers the server's sampling and elicitation requests; without it they are not declared. */
@@ -115,6 +120,8 @@ export class UpstreamConnection {
   private transport: StreamableHTTPClientTransport | WorkerSSEClientTransport | BridgeChannelTransport | undefined;
   private connecting: Promise<void> | undefined;
   private lastChallenge: AuthChallenge | undefined;
+  /** The last authorization challenge's parameters, kept after a failed connect for `POST …/auth`. */
+  authChallenge: ChallengeInfo | undefined;
 
   constructor(
     readonly name: string,
@@ -122,6 +129,11 @@ export class UpstreamConnection {
     readonly timeouts: Timeouts,
     private readonly hooks: ConnectionHooks,
   ) {}
+
+  /** The principal's credentials for this server, if it can hold any. */
+  get credentialsSource(): ConnectionCredentials | undefined {
+    return this.hooks.credentials;
+  }
 
   get status(): ServerStatus {
     const status = toPublicStatus(this.state);
@@ -241,14 +253,29 @@ export class UpstreamConnection {
     if (this.config.type === "local") return this.connectBridged(this.config);
     this.transition(ConnectionState.connecting);
     const config = this.config;
+    this.hooks.credentials?.forget();
     try {
-      await withDeadline(this.establish(config, resume), this.timeouts.startup, `startup timed out after ${this.timeouts.startup} ms`);
+      const establish = async () => {
+        try {
+          await this.establish(config, resume);
+        } catch (error) {
+          // The vault refreshed the refused token: one more try, never more.
+          if (!(error instanceof TokenRefreshed)) throw error;
+          await this.dropClient();
+          await this.establish(config);
+        }
+      };
+      await withDeadline(establish(), this.timeouts.startup, `startup timed out after ${this.timeouts.startup} ms`);
       this.transition(ConnectionState.connected);
       this.hooks.onToolsChanged(this);
     } catch (error) {
       await this.dropClient();
       const challenge = this.lastChallenge;
-      if (challenge) {
+      if (error instanceof ScopeRefused) {
+        this.transition(ConnectionState.failed, error.message);
+      } else if (error instanceof AuthorizationRequired && error.stepUp) {
+        this.transition(ConnectionState.needsAuth, error.message);
+      } else if (challenge) {
         const verdict = await withDeadline(
           classifyAuthChallenge(config, challenge, this.hooks.fetch ?? fetch),
           this.timeouts.startup,
@@ -260,7 +287,7 @@ export class UpstreamConnection {
             : verdict.state === "needs_client_registration"
               ? ConnectionState.needsClientRegistration
               : ConnectionState.failed;
-        this.transition(to, verdict.error);
+        this.transition(to, to === ConnectionState.needsAuth && error instanceof AuthorizationRequired ? error.message : verdict.error);
       } else {
         this.transition(ConnectionState.failed, describeConnectError(error));
       }
@@ -333,14 +360,17 @@ export class UpstreamConnection {
     const url = new URL(config.url);
     const requestInit: RequestInit = { headers: config.headers ?? {} };
     const observedFetch = this.observingFetch();
+    const credentials = this.hooks.credentials;
+    const authProvider = credentials && config.oauth !== false ? new ConnectionAuthProvider(credentials, () => this.authChallenge) : undefined;
     const transport =
       kind === "streamable-http"
         ? new WorkerStreamableHTTPClientTransport(url, {
             requestInit,
             fetch: observedFetch,
+            ...(authProvider ? { authProvider } : {}),
             ...(resume?.sessionId ? { sessionId: resume.sessionId } : {}),
           })
-        : new WorkerSSEClientTransport(url, { requestInit, fetch: observedFetch });
+        : new WorkerSSEClientTransport(url, { requestInit, fetch: observedFetch, ...(authProvider ? { authProvider } : {}) });
     const client = this.createClient(() => this.hooks.roots());
     this.transport = transport;
     if (resume?.protocolVersion && transport instanceof StreamableHTTPClientTransport) transport.setProtocolVersion(resume.protocolVersion);
@@ -419,6 +449,13 @@ export class UpstreamConnection {
       const response = await base(input, init);
       if (response.status === 401 || (response.status === 403 && response.headers.has("www-authenticate"))) {
         this.lastChallenge = { status: response.status, headers: new Headers(response.headers) };
+        const params = extractWWWAuthenticateParams(response);
+        this.authChallenge = {
+          status: response.status,
+          ...(params.scope ? { scope: params.scope } : {}),
+          ...(params.error ? { error: params.error } : {}),
+          ...(params.resourceMetadataUrl ? { resourceMetadataUrl: params.resourceMetadataUrl } : {}),
+        };
       }
       return response;
     };
@@ -481,8 +518,20 @@ export class UpstreamConnection {
     const client = await this.ready();
     const hadSession = this.transport instanceof StreamableHTTPClientTransport && this.transport.sessionId !== undefined;
     try {
-      return await run(client);
+      try {
+        return await run(client);
+      } catch (error) {
+        // The vault refreshed the refused token: the same client retries once.
+        if (error instanceof TokenRefreshed && this.client === client) return await run(client);
+        throw error;
+      }
     } catch (error) {
+      if (error instanceof AuthorizationRequired && this.client === client) {
+        await this.dropClient();
+        this.transition(ConnectionState.needsAuth, error.message);
+        throw new McpEdgeError("serverUnavailable", `server "${this.name}" is needs_auth: ${error.message}`, { status: "needs_auth" });
+      }
+      if (error instanceof ScopeRefused) throw new McpEdgeError("upstreamError", `server "${this.name}": ${error.message}`, { server: this.name });
       if (isSessionLost(error, hadSession)) {
         this.hooks.log("info", "upstream session lost; initializing again", { server: this.name });
         await this.connect();

@@ -9,7 +9,9 @@
  * header that the Worker always overwrites, so a caller can never choose it.
  */
 import { Hono } from "hono";
-import { PRINCIPAL_HEADER, SESSION_ID_HEADER } from "../durable-objects/session-routes.js";
+import { ORIGIN_HEADER, PRINCIPAL_HEADER, SESSION_ID_HEADER } from "../durable-objects/session-routes.js";
+import { oauthCallback, oauthClientMetadata } from "./http/oauth-routes.js";
+import { CALLBACK_PATH, CLIENT_METADATA_PATH } from "./core/oauth/client-metadata.js";
 import { openApiDocument } from "./api/openapi.js";
 import { BridgeConnectQuery, type OpenApiDocument } from "./api/schemas.js";
 import { McpEdgeError } from "./core/errors.js";
@@ -30,6 +32,7 @@ function forward(env: Env, id: string, request: Request, url: URL, rest: string,
   const target = `https://session${rest}${url.search}`;
   const copy = new Request(target, request);
   copy.headers.set(PRINCIPAL_HEADER, principal);
+  copy.headers.set(ORIGIN_HEADER, url.origin);
   return env.SESSIONS.getByName(id).fetch(copy);
 }
 
@@ -66,6 +69,9 @@ export function createRouter() {
     request.headers.set(BRIDGE_ID_HEADER, bridge);
     return c.env.BRIDGES.getByName(principal).fetch(request);
   });
+  // OAuth to remote MCP servers: where the browser comes back, and mcp-edge's client ID metadata document.
+  app.get(CALLBACK_PATH, (c) => oauthCallback(c.env, new URL(c.req.url)));
+  app.get(CLIENT_METADATA_PATH, (c) => oauthClientMetadata(c.env, new URL(c.req.url)));
   app.get("/v1/bridges", async (c) => c.json({ bridges: await c.env.BRIDGES.getByName(requirePrincipal(c.req.raw)).list() }));
 
   app.post("/v1/sessions", (c) => {

@@ -2,6 +2,7 @@
  * The Worker's bindings and deployment settings, read once per isolate.
  */
 import type { BridgeHub } from "../durable-objects/bridge-hub.js";
+import type { CredentialVault } from "../durable-objects/credential-vault.js";
 import type { SessionObject } from "../durable-objects/session-object.js";
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { parseDeploymentServers, type ServerConfigInput } from "./core/config.js";
@@ -20,6 +21,12 @@ export interface Env {
   CATALOG: KVNamespace;
   /** The web console's static files (`console/`); absent where a Worker is run without them (the benchmark). */
   ASSETS?: Fetcher;
+  /** One CredentialVault per principal: OAuth credentials for remote servers, encrypted. */
+  CREDENTIALS: DurableObjectNamespace<CredentialVault>;
+  /** The secret the vault's AES-GCM key comes from; without it no credentials are stored. */
+  CREDENTIALS_KEY?: string;
+  /** The Worker's public origin for OAuth redirects (default: the origin the request came to). */
+  PUBLIC_URL?: string;
   /** "true" lets sessions dial loopback and private addresses (local dev, tests). */
   ALLOW_PRIVATE_URLS?: string;
   /** JSON map NAME → ServerConfig that every session inherits. */

@@ -6,6 +6,7 @@ import { createGate } from "./auth/gate.js";
 import type { Env } from "./env.js";
 
 export { BridgeHub } from "../durable-objects/bridge-hub.js";
+export { CredentialVault } from "../durable-objects/credential-vault.js";
 export { SessionObject } from "../durable-objects/session-object.js";
 
 const gate = createGate(createApp());

@@ -4,6 +4,8 @@ export interface PeerUrls {
   everythingSse: string;
   fixture: string;
   oauth: string;
+  /** OAuth-protected, 2-second access tokens with rotating refresh tokens (test/fixtures/oauth-refresh-server.mjs). */
+  oauthRefresh: string;
   refused: string;
   control: string;
   /** OpenAI-compatible model server (`…/v1`); behaviour chosen by model id. */

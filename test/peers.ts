@@ -14,6 +14,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const EVERYTHING = `${root}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
 const OAUTH_EXAMPLE = `${root}node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js`;
 const FIXTURE = `${root}test/fixtures/fixture-server.mjs`;
+const OAUTH_REFRESH = `${root}test/fixtures/oauth-refresh-server.mjs`;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -93,12 +94,13 @@ export interface Peers {
 }
 
 export async function startPeers(): Promise<Peers> {
-  const [everything, everythingSse, fixture, oauth, oauthAuth, refused, control] = await Promise.all(Array.from({ length: 7 }, freePort));
+  const [everything, everythingSse, fixture, oauth, oauthAuth, refused, control, oauthRefresh] = await Promise.all(Array.from({ length: 8 }, freePort));
   const peers: Record<string, Peer> = {
     everything: new Peer({ args: [EVERYTHING, "streamableHttp"], env: { PORT: String(everything) }, ports: [everything!] }),
     everythingSse: new Peer({ args: [EVERYTHING, "sse"], env: { PORT: String(everythingSse) }, ports: [everythingSse!] }),
     fixture: new Peer({ args: [FIXTURE], env: { PORT: String(fixture) }, ports: [fixture!] }),
     oauth: new Peer({ args: [OAUTH_EXAMPLE, "--oauth"], env: { MCP_PORT: String(oauth), MCP_AUTH_PORT: String(oauthAuth) }, ports: [oauth!, oauthAuth!] }),
+    oauthRefresh: new Peer({ args: [OAUTH_REFRESH], env: { PORT: String(oauthRefresh) }, ports: [oauthRefresh!] }),
   };
   await Promise.all(Object.values(peers).map((p) => p.start()));
 
@@ -127,6 +129,7 @@ export async function startPeers(): Promise<Peers> {
       everythingSse: `http://127.0.0.1:${everythingSse}/sse`,
       fixture: `http://127.0.0.1:${fixture}/mcp`,
       oauth: `http://127.0.0.1:${oauth}/mcp`,
+      oauthRefresh: `http://127.0.0.1:${oauthRefresh}/mcp`,
       refused: `http://127.0.0.1:${refused}/mcp`,
       control: `http://127.0.0.1:${control}`,
       model: model.baseURL,

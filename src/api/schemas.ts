@@ -90,6 +90,17 @@ export const ApprovalReplyBody = z.union([
   z.strictObject({ reply: z.enum(["decline", "cancel"]) }),
 ]);
 
+/**
+ * The query of `GET /oauth/callback` (RFC 6749 §4.1.2): `code` and `state`, or `error`.
+ * Open: authorization servers add parameters (`iss`, `session_state`).
+ */
+export const OAuthCallbackQuery = z.looseObject({
+  code: z.string().max(2048).optional(),
+  state: z.string().max(256).optional(),
+  error: z.string().max(256).optional(),
+  error_description: z.string().max(1024).optional(),
+});
+
 export const ReadResourceBody = z.strictObject({ server: z.string().min(1), uri: z.string().min(1) });
 
 export const GetPromptBody = z.strictObject({
@@ -194,6 +205,43 @@ export const Instructions = z.object({
   servers: z.array(z.object({ server: z.string(), instructions: z.string() })),
 });
 
+/** `POST …/servers/:name/auth`: where to send the user's browser. */
+export const AuthorizationStarted = z.object({ authorizationUrl: z.string() });
+
+/** `POST …/servers/:name/debug`: what a hand-made `initialize` and OAuth discovery found (nothing stored). */
+export const ServerDebugReport = z.object({
+  url: z.string(),
+  initialize: z.object({
+    status: z.number().int().optional(),
+    contentType: z.string().optional(),
+    wwwAuthenticate: z.string().optional(),
+    error: z.string().optional(),
+  }),
+  challenge: z.object({ scope: z.string().optional(), error: z.string().optional(), resourceMetadataUrl: z.string().optional() }).optional(),
+  discovery: z
+    .object({
+      resourceMetadata: z.unknown().optional(),
+      authorizationServerUrl: z.string().optional(),
+      authorizationServerMetadata: z.unknown().optional(),
+      dynamicRegistration: z.boolean(),
+      clientIdMetadataDocumentSupported: z.boolean(),
+      error: z.string().optional(),
+    })
+    .optional(),
+  /** The principal holds an access token for this server. */
+  credentials: z.boolean(),
+});
+
+/** mcp-edge's OAuth client ID metadata document (`GET /oauth/client-metadata.json`). */
+export const ClientMetadataDocument = z.looseObject({
+  client_id: z.string(),
+  client_name: z.string(),
+  redirect_uris: z.array(z.string()),
+  grant_types: z.array(z.string()),
+  response_types: z.array(z.string()),
+  token_endpoint_auth_method: z.string(),
+});
+
 export const BridgeSummary = z.object({
   id: z.string(),
   connectedAt: z.string(),
@@ -249,6 +297,9 @@ export type PromptList = z.output<typeof PromptList>;
 export type GetPromptResult = z.output<typeof GetPromptResult>;
 export type Instructions = z.output<typeof Instructions>;
 export type BridgeSummary = z.output<typeof BridgeSummary>;
+export type AuthorizationStarted = z.output<typeof AuthorizationStarted>;
+export type ServerDebugReport = z.output<typeof ServerDebugReport>;
+export type ClientMetadataDocument = z.output<typeof ClientMetadataDocument>;
 export type BridgeList = z.output<typeof BridgeList>;
 export type ErrorBody = z.output<typeof ErrorBody>;
 export type OpenApiDocument = z.output<typeof OpenApiDocument>;

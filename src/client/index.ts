@@ -10,6 +10,7 @@ import type {
   ApprovalList,
   ApprovalReplyInput,
   ApprovalResolved,
+  AuthorizationStarted,
   BridgeList,
   CallResult,
   CallToolInput,
@@ -29,6 +30,7 @@ import type {
   SearchResults,
   SearchToolsInput,
   ServerConfigInput,
+  ServerDebugReport,
   ServerStatus,
   SessionBodyInput,
   SessionInfo,
@@ -162,6 +164,23 @@ export class McpEdgeClient {
 
   disconnectServer(sessionId: string, name: string, options: RequestOptions = {}): Promise<ServerStatus> {
     return this.send({ method: "POST", path: `${serverPath(sessionId, name)}/disconnect`, signal: options.signal });
+  }
+
+  // ── OAuth (signing in to remote servers) ─────────────────────────────────
+
+  /** Starts signing in to an OAuth-protected server: open `authorizationUrl` in a browser; the callback connects it. */
+  authorizeServer(sessionId: string, name: string, options: RequestOptions = {}): Promise<AuthorizationStarted> {
+    return this.send({ method: "POST", path: `${serverPath(sessionId, name)}/auth`, signal: options.signal });
+  }
+
+  /** Forgets the principal's credentials for the server. */
+  signOutServer(sessionId: string, name: string, options: RequestOptions = {}): Promise<ServerStatus> {
+    return this.send({ method: "DELETE", path: `${serverPath(sessionId, name)}/auth`, signal: options.signal });
+  }
+
+  /** A hand-made initialize and OAuth discovery against the server; nothing is stored. */
+  debugServer(sessionId: string, name: string, options: RequestOptions = {}): Promise<ServerDebugReport> {
+    return this.send({ method: "POST", path: `${serverPath(sessionId, name)}/debug`, signal: options.signal });
   }
 
   // ── Tools ────────────────────────────────────────────────────────────────

@@ -28,8 +28,13 @@ const oauthSchema = z.union([
     clientId: z.string().min(1).optional(),
     clientSecret: z.string().min(1).optional(),
     scope: z.string().min(1).optional(),
+    /** The client ID metadata document's URL to use as client_id (https); default: mcp-edge's own. */
+    clientMetadataUrl: z.string().url().optional(),
+    tokenEndpointAuthMethod: z.enum(["client_secret_basic", "client_secret_post", "none"]).optional(),
   }),
 ]);
+
+export type OAuthConfig = Exclude<z.infer<typeof oauthSchema>, false>;
 
 const samplingSchema = z.enum(["deny", "ask", "allow"]);
 

@@ -3,7 +3,8 @@
  *
  *   idle ──▶ connecting | disabled (enabled:false) | failed (restored from storage) | closed
  *   connecting ──▶ connected | failed | needs_auth | needs_client_registration | disabled | closed
- *   connected ──▶ failed (closed, with the reason) | connecting (reconnect) | disabled | closed
+ *   connected ──▶ failed (closed, with the reason) | needs_auth (tokens refused mid-session)
+ *                 | connecting (reconnect) | disabled | closed
  *   failed | needs_auth | needs_client_registration ──▶ connecting | disabled | closed
  *   disabled ──▶ connecting | closed
  *   closed: final (session deleted or server removed)
@@ -29,7 +30,7 @@ export type PublicStatus = "connected" | "disabled" | "failed" | "needs_auth" | 
 const TRANSITIONS: Record<ConnectionState, readonly ConnectionState[]> = {
   idle: ["connecting", "disabled", "failed", "closed"],
   connecting: ["connected", "failed", "needs_auth", "needs_client_registration", "disabled", "closed"],
-  connected: ["failed", "connecting", "disabled", "closed"],
+  connected: ["failed", "needs_auth", "connecting", "disabled", "closed"],
   failed: ["connecting", "disabled", "closed"],
   needs_auth: ["connecting", "disabled", "closed"],
   needs_client_registration: ["connecting", "disabled", "closed"],

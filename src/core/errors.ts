@@ -20,6 +20,8 @@ export const ErrorCodes = {
   resultTooLarge: 502,
   upstreamError: 502,
   timeout: 504,
+  /** A feature the deployment is not configured for (e.g. no CREDENTIALS_KEY). */
+  notConfigured: 503,
   cancelled: 499,
   internal: 500,
   authNotConfigured: 503,

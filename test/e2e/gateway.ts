@@ -33,7 +33,7 @@ export async function startGateway(script: string, bindings: Record<string, stri
     modulesRoot: dirname(script),
     compatibilityDate: "2026-11-01",
     compatibilityFlags: ["nodejs_compat", "enable_request_signal"],
-    durableObjects: { SESSIONS: { className: "SessionObject", useSQLite: true }, BRIDGES: { className: "BridgeHub", useSQLite: true } },
+    durableObjects: { SESSIONS: { className: "SessionObject", useSQLite: true }, BRIDGES: { className: "BridgeHub", useSQLite: true }, CREDENTIALS: { className: "CredentialVault", useSQLite: true } },
     kvNamespaces: ["CATALOG", "OAUTH_KV"],
     // The web console's files, as wrangler.toml's [assets] serves them (the dry-run bundle leaves them out).
     assets: { directory: `${root}console`, binding: "ASSETS", routerConfig: { has_user_worker: true }, run_worker_first: ["/"] },

@@ -43,6 +43,19 @@ describe("requests", () => {
     expect(requests[0]!.init.method).toBe("POST");
   });
 
+  it("OAuth methods: POST/DELETE …/auth and POST …/debug", async () => {
+    const { requests, fetch } = double(() => Response.json({ authorizationUrl: "https://as.example/authorize?x=1" }));
+    const client = new McpEdgeClient({ baseUrl: "http://h", fetch });
+    expect(await client.authorizeServer("s", "gh")).toEqual({ authorizationUrl: "https://as.example/authorize?x=1" });
+    await client.signOutServer("s", "gh");
+    await client.debugServer("s", "gh");
+    expect(requests.map((r) => `${r.init.method} ${r.url}`)).toEqual([
+      "POST http://h/v1/sessions/s/servers/gh/auth",
+      "DELETE http://h/v1/sessions/s/servers/gh/auth",
+      "POST http://h/v1/sessions/s/servers/gh/debug",
+    ]);
+  });
+
   it("listTools: only the options given, as a query string", async () => {
     const { requests, fetch } = double(() => Response.json({ mode: "full", tools: [] }));
     const client = new McpEdgeClient({ baseUrl: "http://h", fetch });

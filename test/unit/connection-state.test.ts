@@ -18,6 +18,7 @@ describe("canTransition", () => {
     ["connecting", "needs_auth"],
     ["connecting", "needs_client_registration"],
     ["connected", "failed"],
+    ["connected", "needs_auth"],
     ["connected", "connecting"],
     ["connected", "disabled"],
     ["failed", "connecting"],
@@ -49,9 +50,9 @@ describe("canTransition", () => {
     for (const from of ALL) expect(canTransition(from, "connected"), from).toBe(from === "connecting");
   });
 
-  it("needs_auth and needs_client_registration are only reached from connecting", () => {
+  it("needs_auth is reached from connecting or (tokens refused mid-session) connected; needs_client_registration only from connecting", () => {
     for (const from of ALL) {
-      expect(canTransition(from, "needs_auth"), from).toBe(from === "connecting");
+      expect(canTransition(from, "needs_auth"), from).toBe(from === "connecting" || from === "connected");
       expect(canTransition(from, "needs_client_registration"), from).toBe(from === "connecting");
     }
   });

@@ -29,6 +29,7 @@ describe("McpEdgeError", () => {
       resultTooLarge: 502,
       upstreamError: 502,
       timeout: 504,
+      notConfigured: 503,
       cancelled: 499,
       internal: 500,
       authNotConfigured: 503,

@@ -83,3 +83,49 @@ describe("a model provider's API key never reaches answers, events, approvals or
     expect(text).not.toContain(PROVIDER_KEY);
   });
 });
+
+describe("OAuth tokens never reach logs, answers or events", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("through sign-in, calls, debug, the callback page and sign-out", async () => {
+    const logged: string[] = [];
+    for (const level of ["log", "info", "warn", "error", "debug"] as const) {
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+        logged.push(args.map(String).join(" "));
+      });
+    }
+    // Tokens are read from the authorization server's own answer, by wrapping the global fetch.
+    const tokens: string[] = [];
+    const realFetch = globalThis.fetch;
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const response = await realFetch(input, init);
+      const url = input instanceof Request ? input.url : String(input);
+      if (url.endsWith("/token") && response.ok) {
+        const body = (await response.clone().json()) as { access_token?: string; refresh_token?: string };
+        for (const t of [body.access_token, body.refresh_token]) if (t) tokens.push(t);
+      }
+      return response;
+    });
+    const url = `${peers.oauth.replace("127.0.0.1", "localhost")}?secrets=1`;
+    const session = await createSession({ oauth: remote(url) });
+    const controller = new AbortController();
+    const events = await exports.default.fetch(new Request(`http://mcp-edge.test/v1/sessions/${session.id}/events`, { signal: controller.signal }));
+    const answers: unknown[] = [session];
+    const started = await api("POST", `/v1/sessions/${session.id}/servers/oauth/auth`);
+    answers.push(started.body);
+    const authorize = await realFetch(started.body.authorizationUrl, { redirect: "manual" });
+    const callback = await exports.default.fetch(new Request(authorize.headers.get("location")!));
+    answers.push(await callback.text());
+    answers.push((await api("GET", `/v1/sessions/${session.id}`)).body);
+    answers.push((await api("GET", `/v1/sessions/${session.id}/tools`)).body);
+    answers.push((await api("POST", `/v1/sessions/${session.id}/tools/call`, { name: "oauth_greet", arguments: { name: "x" } })).body);
+    answers.push((await api("POST", `/v1/sessions/${session.id}/servers/oauth/debug`)).body);
+    answers.push((await api("DELETE", `/v1/sessions/${session.id}/servers/oauth/auth`)).body);
+    answers.push((await api("POST", `/v1/sessions/${session.id}/tools/call`, { name: "oauth_greet", arguments: { name: "x" } })).body);
+    controller.abort();
+    answers.push(await events.text().catch(() => ""));
+    expect(tokens.length).toBeGreaterThan(0);
+    const text = JSON.stringify(answers) + "\n" + logged.join("\n");
+    for (const token of tokens) expect(text).not.toContain(token);
+  });
+});
