@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api } from "../worker/helpers.js";
+import { deployedApi as api } from "./helpers.js";
 
 describe("a deployment without CREDENTIALS_KEY", () => {
   it("refuses to start a sign-in (and so to store credentials) with a clear 503", async () => {

@@ -35,7 +35,8 @@ beforeAll(async () => {
   everythingUrl = `http://127.0.0.1:${port}/mcp`;
   // The MCP SDK's example server behind OAuth: a real 401 with protected-resource metadata.
   oauth = new Peer({ args: [OAUTH_EXAMPLE, "--oauth"], env: { MCP_PORT: String(oauthPort), MCP_AUTH_PORT: String(oauthAuthPort) }, ports: [oauthPort, oauthAuthPort] });
-  oauthUrl = `http://127.0.0.1:${oauthPort}/mcp`;
+  // The SDK example names its resource with "localhost"; the MCP auth spec makes us check it.
+  oauthUrl = `http://localhost:${oauthPort}/mcp`;
   const [script] = await Promise.all([buildWorker("dist-e2e-console"), everything.start(), oauth.start()]);
   [gateway, llm, browser] = await Promise.all([
     startGateway(script, {}),

@@ -37,7 +37,8 @@ export async function startGateway(script: string, bindings: Record<string, stri
     kvNamespaces: ["CATALOG", "OAUTH_KV"],
     // The web console's files, as wrangler.toml's [assets] serves them (the dry-run bundle leaves them out).
     assets: { directory: `${root}console`, binding: "ASSETS", routerConfig: { has_user_worker: true }, run_worker_first: ["/"] },
-    bindings: { ALLOW_PRIVATE_URLS: "true", AUTH_MODE: "local-dev", MCP_SERVERS: "{}", ...bindings },
+    // As `npm start`: local-dev auth and a fixed credentials key (OAuth sign-ins work out of the box).
+    bindings: { ALLOW_PRIVATE_URLS: "true", AUTH_MODE: "local-dev", CREDENTIALS_KEY: "e2e-credentials-key-not-a-secret-0123456789", MCP_SERVERS: "{}", ...bindings },
   }));
   const url = await mf.ready;
   return { url: url.origin, stop: () => mf.dispose() };
