@@ -27,7 +27,9 @@ import type { TurnStatus } from "../src/core/turn-lifecycle.js";
 import { ulid } from "../src/core/ulid.js";
 import { parseOrThrow } from "../src/core/validation.js";
 import type { Env } from "../src/env.js";
-import { LOCAL_PRINCIPAL, readSettings, type DeploymentSettings } from "../src/env.js";
+import { LOCAL_PRINCIPAL, readCodeModeSettings, readSettings, type CodeModeSettings, type DeploymentSettings } from "../src/env.js";
+import type { ExecResult, ToolCallResult } from "../src/core/codemode/types.js";
+import { runScript, type ExecRequest } from "./code-mode.js";
 import { BridgeChannelTransport } from "./bridge-transport.js";
 import { readCatalog, writeCatalog } from "./catalog-cache.js";
 import { Discovery, type DiscoveryHost } from "./discovery.js";
@@ -431,6 +433,12 @@ export class Session {
    * discovery guard when the call names a turn served in search mode).
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<NormalizedResult> {
+    const { structuredContent: _structured, ...normalized } = await this.invokeTool(name, args, options);
+    return normalized;
+  }
+
+  /** `callTool`, keeping the server's `structuredContent` (what a script receives as the tool's value). */
+  private async invokeTool(name: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<ToolCallResult> {
     const { signal, onProgress, turn } = options;
     await this.requireSession();
     if (this.discovery.isMetaTool(name)) return this.discovery.callMeta(name, args, turn, signal);
@@ -456,7 +464,7 @@ export class Session {
       });
       const normalized = normalizeToolResult(result);
       this.events.emit("tool.finished", { callId, name, server: target.server, ms: Date.now() - started, isError: normalized.isError });
-      return normalized;
+      return result.structuredContent !== undefined && result.structuredContent !== null ? { ...normalized, structuredContent: result.structuredContent } : normalized;
     } catch (error) {
       this.events.emit("tool.finished", { callId, name, server: target.server, ms: Date.now() - started, isError: true, error: messageOf(error) });
       throw error;
@@ -487,6 +495,27 @@ export class Session {
     const listing = tool === "list_mcp_resources" ? await this.resources(server, signal) : await this.resourceTemplates(server, signal);
     return { output: JSON.stringify(listing, null, 2), attachments: [], metadata: {}, isError: false };
   }
+
+  // ── Code mode ────────────────────────────────────────────────────────────
+
+  /** Runs a script with the catalog's tools (see code-mode.ts); a script error is the result's `error`. */
+  async exec(request: ExecRequest, signal?: AbortSignal): Promise<ExecResult> {
+    await this.requireSession();
+    this.codeModeSettings ??= readCodeModeSettings(this.env);
+    return runScript(
+      {
+        settings: this.codeModeSettings,
+        loader: this.env.LOADER,
+        // TODO(issue 4): `authorize` applies the session's permission rules here; a denied tool is never called.
+        caller: { call: (name, args, callSignal) => this.invokeTool(name, args, { signal: callSignal }) },
+        directory: async () => (await this.tools()).tools.map((t) => ({ name: t.name, server: t.server, description: t.description })),
+      },
+      request,
+      signal,
+    );
+  }
+
+  private codeModeSettings: CodeModeSettings | undefined;
 
   // ── Turns ────────────────────────────────────────────────────────────────
 

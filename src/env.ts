@@ -4,6 +4,7 @@
 import type { BridgeHub } from "../durable-objects/bridge-hub.js";
 import type { SessionObject } from "../durable-objects/session-object.js";
 import { parseDeploymentServers, type ServerConfigInput } from "./core/config.js";
+import { DEFAULT_LIMITS, MAX_TIMEOUT_MS, positiveInt, type CodeModeLimits } from "./core/codemode/limits.js";
 import { DEFAULT_SEARCH_THRESHOLD } from "./core/discovery/mode.js";
 
 export interface Env {
@@ -21,6 +22,15 @@ export interface Env {
   REQUEST_TIMEOUT_MS?: string;
   /** Share of the context window above which `mode=auto` switches to search (default 0.05). */
   SEARCH_THRESHOLD?: string;
+  /** Code mode: a dynamic isolate per script (Worker Loader); without it, QuickJS. */
+  LOADER?: WorkerLoader;
+  /** Code mode's sandbox: "auto" (the loader when bound, else QuickJS), "loader" or "quickjs". */
+  CODE_SANDBOX?: string;
+  /** Code mode limits: default wall time (ms), tool calls per run, output bytes, QuickJS memory bytes. */
+  CODE_MODE_TIMEOUT_MS?: string;
+  CODE_MODE_MAX_CALLS?: string;
+  CODE_MODE_MAX_OUTPUT_BYTES?: string;
+  CODE_MODE_MEMORY_BYTES?: string;
 }
 
 /** The principal of every session until the API authenticates its callers (the OAuth issue). */
@@ -63,5 +73,24 @@ export function readSettings(env: Env): DeploymentSettings {
     servers: parseDeploymentServers(env.MCP_SERVERS),
     requestTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : undefined,
     searchThreshold: Number.isFinite(threshold) && threshold > 0 && threshold <= 1 ? threshold : DEFAULT_SEARCH_THRESHOLD,
+  };
+}
+
+export interface CodeModeSettings {
+  sandbox: "auto" | "loader" | "quickjs";
+  limits: CodeModeLimits;
+}
+
+export function readCodeModeSettings(env: Env): CodeModeSettings {
+  const sandbox = env.CODE_SANDBOX === "loader" || env.CODE_SANDBOX === "quickjs" ? env.CODE_SANDBOX : "auto";
+  return {
+    sandbox,
+    limits: {
+      ...DEFAULT_LIMITS,
+      timeoutMs: Math.min(positiveInt(env.CODE_MODE_TIMEOUT_MS, DEFAULT_LIMITS.timeoutMs), MAX_TIMEOUT_MS),
+      maxCalls: positiveInt(env.CODE_MODE_MAX_CALLS, DEFAULT_LIMITS.maxCalls),
+      maxOutputBytes: positiveInt(env.CODE_MODE_MAX_OUTPUT_BYTES, DEFAULT_LIMITS.maxOutputBytes),
+      memoryBytes: positiveInt(env.CODE_MODE_MEMORY_BYTES, DEFAULT_LIMITS.memoryBytes),
+    },
   };
 }

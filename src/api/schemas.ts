@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { ServerOfferSchema } from "../core/bridge-protocol.js";
 import { LocalServerConfigSchema, RemoteServerConfigSchema, ServerConfigSchema, ServerOverrideSchema, SessionBodySchema } from "../core/config.js";
+import { MAX_CODE_CHARS, MAX_TIMEOUT_MS } from "../core/codemode/limits.js";
 import { SEARCH_MAX_LIMIT } from "../core/discovery/meta-tools.js";
 
 // ── Requests ───────────────────────────────────────────────────────────────
@@ -77,6 +78,12 @@ export const GetPromptBody = z.strictObject({
   arguments: z.record(z.string(), z.string()).optional(),
 });
 
+/** `POST /exec`: a script (plain JavaScript, the body of an async function) and its wall time. */
+export const ExecBody = z.strictObject({
+  code: z.string().min(1).max(MAX_CODE_CHARS),
+  timeoutMs: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional(),
+});
+
 // ── Responses ──────────────────────────────────────────────────────────────
 
 export const Health = z.object({ ok: z.literal(true), version: z.string() });
@@ -110,6 +117,21 @@ export const CallResult = z.object({
   attachments: z.array(Attachment),
   metadata: z.record(z.string(), z.unknown()),
   isError: z.boolean(),
+});
+
+/** One tool call a script made: its model-facing name, duration, and whether it failed. */
+export const ExecCall = z.object({ name: z.string(), ms: z.number(), isError: z.boolean() });
+
+/**
+ * A script's outcome (HTTP 200 even when the script failed): `result` is what it returned
+ * (JSON; cut with a `[truncated: …]` marker past the output budget), `logs` its console
+ * lines, `calls` every tool call it made, `error` what ended it early.
+ */
+export const ExecResult = z.object({
+  result: z.unknown().optional(),
+  logs: z.array(z.string()),
+  calls: z.array(ExecCall),
+  error: z.object({ message: z.string(), stack: z.string().optional() }).optional(),
 });
 
 export const SearchResult = z.object({ name: z.string(), server: z.string(), description: z.string(), score: z.number() });
@@ -171,6 +193,7 @@ export type ToolsQueryInput = z.input<typeof ToolsQuery>;
 export type ReadResourceInput = z.input<typeof ReadResourceBody>;
 export type GetPromptInput = z.input<typeof GetPromptBody>;
 export type EndTurnInput = z.input<typeof EndTurnBody>;
+export type ExecInput = z.input<typeof ExecBody>;
 export type TurnCreated = z.output<typeof TurnCreated>;
 export type TurnEnded = z.output<typeof TurnEnded>;
 
@@ -181,6 +204,8 @@ export type ApiTool = z.output<typeof ApiTool>;
 export type ToolList = z.output<typeof ToolList>;
 export type Attachment = z.output<typeof Attachment>;
 export type CallResult = z.output<typeof CallResult>;
+export type ExecCall = z.output<typeof ExecCall>;
+export type ExecResult = z.output<typeof ExecResult>;
 export type SearchResult = z.output<typeof SearchResult>;
 export type SearchResults = z.output<typeof SearchResults>;
 export type ResourceList = z.output<typeof ResourceList>;

@@ -11,6 +11,8 @@ import type {
   CallResult,
   CallToolInput,
   EndTurnInput,
+  ExecInput,
+  ExecResult,
   GetPromptInput,
   GetPromptResult,
   Health,
@@ -157,6 +159,15 @@ export class McpEdgeClient {
   /** A tool error is a result with `isError: true`, not an exception. */
   callTool(sessionId: string, body: CallToolInput, options: RequestOptions = {}): Promise<CallResult> {
     return this.send({ method: "POST", path: `${sessionPath(sessionId)}/tools/call`, body, signal: options.signal });
+  }
+
+  /**
+   * Code mode: runs a script in the session's sandbox (`await tools.<name>(args)`,
+   * `callTool(name, args)`, `console.log`, `return value`). A script that throws is a
+   * result with `error` (and the calls it made), not an exception.
+   */
+  exec(sessionId: string, body: ExecInput, options: RequestOptions = {}): Promise<ExecResult> {
+    return this.send({ method: "POST", path: `${sessionPath(sessionId)}/exec`, body, signal: options.signal });
   }
 
   // ── Events ───────────────────────────────────────────────────────────────
