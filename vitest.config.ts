@@ -35,6 +35,8 @@ export default defineConfig({
                 // Local peers live on loopback, which a deployment refuses.
                 ALLOW_PRIVATE_URLS: "true",
                 BRIDGE_TOKENS: "local:test-bridge-token,someone-else:other-bridge-token",
+                // Code mode: a smaller call limit keeps the limit test short.
+                CODE_MODE_MAX_CALLS: "20",
                 // Deployment-defined servers, off unless a session switches them on.
                 MCP_SERVERS: JSON.stringify({
                   shared: { type: "remote", url: inject("peers").fixture, enabled: false },
@@ -47,6 +49,22 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
+          globalSetup: ["test/global-setup.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        // Code mode's suite again, on QuickJS (the `worker` project runs it on the Worker Loader).
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: { bindings: { ALLOW_PRIVATE_URLS: "true", CODE_SANDBOX: "quickjs", CODE_MODE_MAX_CALLS: "20" } },
+          }),
+        ],
+        test: {
+          name: "worker-quickjs",
+          include: ["test/worker/code-mode.test.ts"],
           globalSetup: ["test/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 30_000,

@@ -177,37 +177,40 @@ export const CODE_MODE_CASES: CodeModeCase[] = [
     },
   },
   {
-    name: "escape: import() loads nothing from the host (node:fs, node:child_process, a data: URL)",
+    name: "escape: import() reaches nothing of the host (no host file read, no process run, no data: module)",
     async run({ exec }) {
+      // workerd offers node:fs and node:child_process as modules (a virtual file system, stubs):
+      // what matters is that nothing of the host machine is reachable through them.
       const out = await exec(`
-        const results = [];
-        for (const specifier of ["node:fs", "node:child_process", "data:text/javascript,export default 1"]) {
-          try { await import(specifier); results.push("imported " + specifier); } catch { results.push("blocked"); }
-        }
-        return results;
+        const attempt = async (what) => { try { return "reached: " + String(await what()).slice(0, 40); } catch { return "blocked"; } };
+        return [
+          await attempt(async () => (await import("node:fs")).readFileSync("/etc/hostname", "utf8")),
+          await attempt(async () => (await import("node:child_process")).execSync("id").toString()),
+          await attempt(async () => (await import("data:text/javascript,export default 1")).default),
+        ];
       `);
       expect(out.result).toEqual(["blocked", "blocked", "blocked"]);
     },
   },
   {
-    name: "escape: eval and Function tricks find no process, require, bindings or secrets",
+    name: "escape: eval and Function tricks find no require, bindings, environment or secrets",
     async run({ exec }) {
       const out = await exec(`
         let g;
         try { g = Function("return this")(); } catch { g = globalThis; }
         let viaEval;
-        try { viaEval = eval("typeof process + typeof require"); } catch { viaEval = "blocked"; }
+        try { viaEval = eval("typeof require"); } catch { viaEval = "blocked"; }
         let envKeys = [];
         try { const m = await import("cloudflare:workers"); envKeys = Object.keys(m.env ?? {}); } catch {}
-        const constructorTrick = (() => { try { return tools.everything_echo.constructor("return typeof process")(); } catch { return "blocked"; } })();
-        return { process: typeof g.process, require: typeof g.require, bridge: typeof g.__bridge, viaEval, envKeys, constructorTrick };
+        const constructorTrick = (() => { try { return tools.everything_echo.constructor("return typeof require")(); } catch { return "blocked"; } })();
+        return { processEnv: Object.keys((g.process && g.process.env) || {}), require: typeof g.require, bridge: typeof g.__bridge, viaEval, envKeys, constructorTrick };
       `);
       expect(out.error).toBeUndefined();
       const r = out.result as Record<string, unknown>;
-      expect(r.process).toBe("undefined");
+      expect(r.processEnv).toEqual([]);
       expect(r.require).toBe("undefined");
       expect(r.bridge).toBe("undefined");
-      expect(["undefinedundefined", "blocked"]).toContain(r.viaEval);
+      expect(["undefined", "blocked"]).toContain(r.viaEval);
       expect(r.envKeys).toEqual([]);
       expect(["undefined", "blocked"]).toContain(r.constructorTrick);
     },
