@@ -3,6 +3,7 @@
  * with processes outside workerd (the bridge). Builds the bundle first.
  */
 import { execFile } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,13 +24,20 @@ export async function buildWorker(outdir = "dist-e2e"): Promise<string> {
   return `${out}/index.js`;
 }
 
+/** The bundle's modules: index.js and the .wasm files wrangler wrote beside it that it imports. */
+export function bundleModules(script: string): Array<{ type: "ESModule" | "CompiledWasm"; path: string }> {
+  const source = readFileSync(script, "utf8");
+  const wasm = readdirSync(dirname(script)).filter((name) => name.endsWith(".wasm") && source.includes(`"./${name}"`));
+  return [{ type: "ESModule", path: script }, ...wasm.map((name) => ({ type: "CompiledWasm" as const, path: `${dirname(script)}/${name}` }))];
+}
+
 export async function startGateway(script: string, bindings: Record<string, string>): Promise<Gateway> {
   const port = await freePort();
   const mf = new Miniflare(convertV4MiniflareOptions({
     host: "127.0.0.1",
     port,
-    modules: true,
-    scriptPath: script,
+    // index.js and the .wasm it imports (code mode's QuickJS); `modules: true` would load index.js alone.
+    modules: bundleModules(script),
     modulesRoot: dirname(script),
     compatibilityDate: "2026-11-01",
     compatibilityFlags: ["nodejs_compat", "enable_request_signal"],
