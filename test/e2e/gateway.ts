@@ -31,7 +31,12 @@ export function bundleModules(script: string): Array<{ type: "ESModule" | "Compi
   return [{ type: "ESModule", path: script }, ...wasm.map((name) => ({ type: "CompiledWasm" as const, path: `${dirname(script)}/${name}` }))];
 }
 
-export async function startGateway(script: string, bindings: Record<string, string>): Promise<Gateway> {
+export interface GatewayOptions {
+  /** Bind a Worker Loader as LOADER (code mode's dynamic isolates). */
+  workerLoader?: boolean;
+}
+
+export async function startGateway(script: string, bindings: Record<string, string>, options: GatewayOptions = {}): Promise<Gateway> {
   const port = await freePort();
   const mf = new Miniflare(convertV4MiniflareOptions({
     host: "127.0.0.1",
@@ -44,6 +49,7 @@ export async function startGateway(script: string, bindings: Record<string, stri
     durableObjects: { SESSIONS: { className: "SessionObject", useSQLite: true }, BRIDGES: { className: "BridgeHub", useSQLite: true } },
     kvNamespaces: ["CATALOG"],
     bindings: { ALLOW_PRIVATE_URLS: "true", MCP_SERVERS: "{}", ...bindings },
+    ...(options.workerLoader ? { workerLoaders: { LOADER: {} } } : {}),
   }));
   const url = await mf.ready;
   return { url: url.origin, stop: () => mf.dispose() };
