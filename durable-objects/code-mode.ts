@@ -8,7 +8,7 @@
 import { ScriptHost } from "../src/core/codemode/host.js";
 import type { CodeModeLimits } from "../src/core/codemode/limits.js";
 import { runInQuickJS } from "../src/core/codemode/quickjs-runner.js";
-import type { ExecResult, SandboxKind, ToolCaller, ToolDirectoryEntry } from "../src/core/codemode/types.js";
+import type { ExecResult, SandboxKind, ToolCaller, ToolDirectoryEntry, ToolSearch } from "../src/core/codemode/types.js";
 import { McpEdgeError } from "../src/core/errors.js";
 import type { CodeModeSettings } from "../src/env.js";
 import { runInLoader } from "./loader-sandbox.js";
@@ -24,6 +24,7 @@ export interface CodeModeDeps {
   loader: WorkerLoader | undefined;
   caller: ToolCaller;
   directory: () => Promise<ToolDirectoryEntry[]>;
+  search?: ToolSearch;
 }
 
 /** Which sandbox a deployment runs scripts in. */
@@ -39,7 +40,13 @@ export function chooseSandbox(settings: CodeModeSettings, loader: WorkerLoader |
 export async function runScript(deps: CodeModeDeps, request: ExecRequest, signal?: AbortSignal): Promise<ExecResult> {
   const kind = chooseSandbox(deps.settings, deps.loader);
   const limits: CodeModeLimits = { ...deps.settings.limits, timeoutMs: request.timeoutMs ?? deps.settings.limits.timeoutMs };
-  const host = new ScriptHost({ caller: deps.caller, directory: await deps.directory(), limits, ...(signal ? { signal } : {}) });
+  const host = new ScriptHost({
+    caller: deps.caller,
+    directory: await deps.directory(),
+    limits,
+    ...(deps.search ? { search: deps.search } : {}),
+    ...(signal ? { signal } : {}),
+  });
   if (kind === "loader") return runInLoader(deps.loader!, request.code, host, { cpuMs: limits.timeoutMs });
   return runInQuickJS(await loadQuickJS(), request.code, host, { onModuleBroken: dropQuickJS });
 }

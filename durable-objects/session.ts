@@ -509,6 +509,13 @@ export class Session {
         // TODO(issue 4): `authorize` applies the session's permission rules here; a denied tool is never called.
         caller: { call: (name, args, callSignal) => this.invokeTool(name, args, { signal: callSignal }) },
         directory: async () => (await this.tools()).tools.map((t) => ({ name: t.name, server: t.server, description: t.description })),
+        search: async (query, limit) => {
+          const [catalog, { results }] = await Promise.all([this.tools(), this.discovery.search(query, limit)]);
+          return results.map(({ name, server, description }) => {
+            const inputSchema = catalog.byName.get(name)?.inputSchema;
+            return { name, server, description, ...(inputSchema ? { inputSchema } : {}) };
+          });
+        },
       },
       request,
       signal,

@@ -95,6 +95,22 @@ export const CODE_MODE_CASES: CodeModeCase[] = [
     },
   },
   {
+    name: "search(query, limit?) finds tools by what they do, with their input schema; searching is not a tool call",
+    async run({ exec }) {
+      const out = await exec(`
+        const hits = await search("add two numbers and return the sum", 3);
+        const hit = hits.find((h) => h.name === "everything_get-sum");
+        const sum = await callTool(hit.name, { a: 2, b: 3 });
+        let bad;
+        try { await search(""); } catch (e) { bad = e.name; }
+        return { count: hits.length, server: hit.server, schemaType: hit.inputSchema.type, required: hit.inputSchema.required, sum, bad };
+      `);
+      expect(out.error).toBeUndefined();
+      expect(out.result).toEqual({ count: 3, server: "everything", schemaType: "object", required: ["a", "b"], sum: "The sum of 2 and 3 is 5.", bad: "TypeError" });
+      expect(out.calls.map((c) => c.name)).toEqual(["everything_get-sum"]);
+    },
+  },
+  {
     name: "an isError result throws an error the script can catch",
     async run({ exec }) {
       const out = await exec(`

@@ -15,8 +15,9 @@ import { DEFAULT_LIMITS, type CodeModeLimits } from "../../src/core/codemode/lim
 import { cutToBytes, OutputBudget } from "../../src/core/codemode/output.js";
 import { runInQuickJS } from "../../src/core/codemode/quickjs-runner.js";
 import { scriptOutcome } from "../../src/core/codemode/script-value.js";
-import type { ToolCaller, ToolDirectoryEntry } from "../../src/core/codemode/types.js";
+import type { ToolCaller, ToolDirectoryEntry, ToolSearch } from "../../src/core/codemode/types.js";
 import { normalizeToolResult, type RawToolResult } from "../../src/core/normalize.js";
+import { buildSearchIndex, searchIndex, type SearchIndex } from "../../src/core/search/index.js";
 import { freePort, Peer } from "../peers.js";
 import { CODE_MODE_CASES, type CaseContext } from "../support/code-mode-cases.js";
 
@@ -29,6 +30,15 @@ let everything: Peer;
 let everythingUrl: string;
 let client: Client;
 let directory: ToolDirectoryEntry[];
+let schemas: Map<string, Record<string, unknown>>;
+let index: SearchIndex;
+
+/** The session's search, from the same pure index (BM25F over the catalog). */
+const search: ToolSearch = async (query, limit) =>
+  searchIndex(index, query, { limit }).map(({ id }) => {
+    const entry = directory.find((t) => t.name === id)!;
+    return { ...entry, inputSchema: schemas.get(id)! };
+  });
 
 /** Catalog names as the session makes them (`everything_<tool>`), calls to the real server. */
 const caller: ToolCaller = {
@@ -47,7 +57,7 @@ async function exec(code: string, timeoutMs?: number, options: { now?: () => num
     quickjs = await newQuickJSWASMModuleFromVariant(variant);
     broken = false;
   }
-  const host = new ScriptHost({ caller, directory, limits: { ...LIMITS, ...options.limits, ...(timeoutMs ? { timeoutMs } : {}) } });
+  const host = new ScriptHost({ caller, directory, search, limits: { ...LIMITS, ...options.limits, ...(timeoutMs ? { timeoutMs } : {}) } });
   return runInQuickJS(quickjs, code, host, { ...(options.now ? { now: options.now } : {}), onModuleBroken: () => (broken = true) });
 }
 
@@ -60,6 +70,8 @@ beforeAll(async () => {
   await client.connect(new StreamableHTTPClientTransport(new URL(everythingUrl)));
   const { tools } = await client.listTools();
   directory = tools.map((t) => ({ name: `${PREFIX}${t.name}`, server: "everything", description: t.description ?? "" }));
+  schemas = new Map(tools.map((t) => [`${PREFIX}${t.name}`, t.inputSchema as Record<string, unknown>]));
+  index = buildSearchIndex(tools.map((t) => ({ id: `${PREFIX}${t.name}`, server: "everything", name: t.name, description: t.description ?? "", inputSchema: t.inputSchema })));
 }, 30_000);
 
 afterAll(async () => {

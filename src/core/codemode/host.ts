@@ -9,7 +9,16 @@ import { messageOf } from "../errors.js";
 import type { CodeModeLimits } from "./limits.js";
 import { OutputBudget } from "./output.js";
 import { scriptOutcome, type ScriptOutcome } from "./script-value.js";
-import type { ExecCall, ExecError, ExecResult, ToolCaller, ToolDirectoryEntry } from "./types.js";
+import type { ExecCall, ExecError, ExecResult, ToolCaller, ToolDirectoryEntry, ToolSearch } from "./types.js";
+
+/** The bridge name of `search(query, limit?)`: not a valid tool name, so no tool can take it. */
+export const SEARCH_CALL = "$search";
+export const DEFAULT_SCRIPT_SEARCH_LIMIT = 8;
+export const MAX_SCRIPT_SEARCH_LIMIT = 20;
+const SearchArgs = z.object({
+  query: z.string().min(1),
+  limit: z.number().int().min(1).max(MAX_SCRIPT_SEARCH_LIMIT).optional(),
+});
 
 /** The prelude's final answer (see prelude.ts). */
 const SandboxAnswer = z.union([
@@ -27,6 +36,8 @@ export type SandboxFailure = { kind: "timeout" | "aborted" | "crashed"; message:
 export interface ScriptHostOptions {
   caller: ToolCaller;
   directory: readonly ToolDirectoryEntry[];
+  /** `search(query, limit?)` inside the sandbox; without it the script gets an error. */
+  search?: ToolSearch;
   limits: CodeModeLimits;
   /** The API caller's signal: aborting it ends the run and cancels its tool calls. */
   signal?: AbortSignal;
@@ -82,6 +93,7 @@ export class ScriptHost {
       return { ok: false, name: "TypeError", message: `${name}: arguments must be JSON-serializable` };
     }
     if (typeof args !== "object" || args === null || Array.isArray(args)) return { ok: false, name: "TypeError", message: `${name}: arguments must be an object` };
+    if (name === SEARCH_CALL) return this.searchOutcome(args);
     if (!this.names.has(name)) return { ok: false, name: "ToolNotFound", message: `unknown tool "${name}" (see toolDirectory)` };
     if (this.made >= this.options.limits.maxCalls) {
       return { ok: false, name: "LimitError", message: `tool call limit reached (${this.options.limits.maxCalls} per run)` };
@@ -99,6 +111,19 @@ export class ScriptHost {
     } catch (error) {
       this.record(name, started, true);
       return { ok: false, name: "ToolError", message: messageOf(error) };
+    }
+  }
+
+  /** A catalog search: no tool call (not listed, not counted), bounded by the run's wall time. */
+  private async searchOutcome(args: unknown): Promise<ScriptOutcome> {
+    const search = this.options.search;
+    if (!search) return { ok: false, name: "Unsupported", message: "search is not available in this sandbox" };
+    const parsed = SearchArgs.safeParse(args);
+    if (!parsed.success) return { ok: false, name: "TypeError", message: `search(query, limit?): a non-empty query and a limit from 1 to ${MAX_SCRIPT_SEARCH_LIMIT}` };
+    try {
+      return { ok: true, value: await search(parsed.data.query, parsed.data.limit ?? DEFAULT_SCRIPT_SEARCH_LIMIT) };
+    } catch (error) {
+      return { ok: false, name: "SearchError", message: messageOf(error) };
     }
   }
 

@@ -1,6 +1,6 @@
 /**
  * The JavaScript both sandboxes run before a script: it builds the script's globals
- * (`tools`, `callTool`, `toolDirectory`, `console`) on top of a two-function bridge to
+ * (`tools`, `callTool`, `search`, `toolDirectory`, `console`) on top of a two-function bridge to
  * the host, runs the script as the body of an async function and answers one JSON
  * string. Sharing this text is what makes the two sandboxes behave the same; the host
  * still treats everything that comes back as untrusted data (the script can rewrite any
@@ -52,10 +52,17 @@ const __createScriptGlobals = (bridge, directory, maxLogChars) => {
     error.tool = name;
     throw error;
   };
+  const search = async (query, limit) => {
+    const outcome = JSON.parse(await bridge.call("$search", JSON.stringify(limit === undefined ? { query } : { query, limit })));
+    if (outcome.ok) return outcome.value;
+    const error = new Error(outcome.message);
+    error.name = outcome.name;
+    throw error;
+  };
   const toolDirectory = Object.freeze(directory.map((entry) => Object.freeze({ name: entry.name, server: entry.server, description: entry.description })));
   const tools = Object.create(null);
   for (const entry of toolDirectory) tools[entry.name] = (args) => callTool(entry.name, args);
-  return { tools: Object.freeze(tools), callTool, toolDirectory, console, dropped: () => dropped };
+  return { tools: Object.freeze(tools), callTool, search, toolDirectory, console, dropped: () => dropped };
 };
 
 const __runScript = async (fn, globals) => {
@@ -69,7 +76,7 @@ const __runScript = async (fn, globals) => {
     return { message: "thrown: " + (text === undefined ? String(error) : text) };
   };
   try {
-    const value = await fn(globals.tools, globals.callTool, globals.toolDirectory, globals.console);
+    const value = await fn(globals.tools, globals.callTool, globals.search, globals.toolDirectory, globals.console);
     let result;
     try {
       result = value === undefined ? undefined : JSON.stringify(value);
@@ -85,5 +92,5 @@ const __runScript = async (fn, globals) => {
 
 /** The script as the body of an async function that receives the globals as parameters too. */
 export function wrapScript(code: string): string {
-  return `async function (tools, callTool, toolDirectory, console) {\n${code}\n}`;
+  return `async function (tools, callTool, search, toolDirectory, console) {\n${code}\n}`;
 }

@@ -70,7 +70,7 @@ export async function runInQuickJS(quickjs: QuickJSWASMModule, code: string, hos
         wake();
       },
     });
-    const source = `${PRELUDE}\n(() => {\n  const globals = __createScriptGlobals(__bridge, ${JSON.stringify(host.directory)}, ${limits.maxOutputBytes});\n  delete globalThis.__bridge;\n  globalThis.console = globals.console;\n  globalThis.tools = globals.tools;\n  globalThis.callTool = globals.callTool;\n  globalThis.toolDirectory = globals.toolDirectory;\n  return __runScript(${wrapScript(code)}, globals);\n})()`;
+    const source = `${PRELUDE}\n(() => {\n  const globals = __createScriptGlobals(__bridge, ${JSON.stringify(host.directory)}, ${limits.maxOutputBytes});\n  delete globalThis.__bridge;\n  globalThis.console = globals.console;\n  globalThis.tools = globals.tools;\n  globalThis.callTool = globals.callTool;\n  globalThis.search = globals.search;\n  globalThis.toolDirectory = globals.toolDirectory;\n  return __runScript(${wrapScript(code)}, globals);\n})()`;
     const evaluated = context.evalCode(source, "script.js");
     if (evaluated.error) {
       const error = dumpError(context, evaluated.error);

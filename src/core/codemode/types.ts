@@ -18,6 +18,17 @@ export interface ToolCallResult extends NormalizedResult {
   structuredContent?: unknown;
 }
 
+/** One hit of `search(query, limit?)` inside the sandbox: enough to call the tool right. */
+export interface ToolSearchHit {
+  name: string;
+  server: string;
+  description: string;
+  inputSchema?: Record<string, unknown>;
+}
+
+/** The catalog search a script can use (the session's BM25F index), for catalogs too large to declare. */
+export type ToolSearch = (query: string, limit: number) => Promise<ToolSearchHit[]>;
+
 /** What a permission check answers for one tool (issue 4's rules will decide; `ask` is not wired yet). */
 export type Authorization = "allow" | "deny";
 
