@@ -42,6 +42,11 @@ describe(`the shared suite on the ${sandbox} sandbox (workerd)`, () => {
 });
 
 describe("POST /exec as an API", () => {
+  it(`runs on the deployment's sandbox (${sandbox}: fetch exists, blocked, only in a Worker Loader isolate)`, async () => {
+    const out = await exec(`return typeof fetch;`);
+    expect(out.result).toBe(sandbox === "loader" ? "function" : "undefined");
+  });
+
   it.each([
     ["no body", undefined],
     ["no code", {}],

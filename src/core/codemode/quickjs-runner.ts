@@ -79,6 +79,7 @@ export async function runInQuickJS(quickjs: QuickJSWASMModule, code: string, hos
       return host.fail({ kind: "crashed", message: error });
     }
     const promise = evaluated.value;
+    const aborted = new Promise<void>((resolve) => host.signal.addEventListener("abort", () => resolve(), { once: true }));
     try {
       for (;;) {
         const jobs = runtime.executePendingJobs();
@@ -101,13 +102,12 @@ export async function runInQuickJS(quickjs: QuickJSWASMModule, code: string, hos
           return host.fail({ kind: "crashed", message: error });
         }
         if (inFlight === 0) return host.fail({ kind: "crashed", message: "the script waits on a promise that nothing can settle (there are no timers in the sandbox)" });
+        // Wait for a tool call to settle, the deadline or the caller going away, whichever first.
         const woken = new Promise<void>((resolve) => (wake = resolve));
-        const timer = new Promise<void>((resolve) => {
-          const id = setTimeout(resolve, Math.max(0, deadline - now()) + 1);
-          void woken.then(() => clearTimeout(id));
-          host.signal.addEventListener("abort", () => resolve(), { once: true });
-        });
-        await Promise.race([woken, timer]);
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const deadlineReached = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - now()) + 1)));
+        await Promise.race([woken, deadlineReached, aborted]);
+        if (timer !== undefined) clearTimeout(timer);
       }
     } finally {
       promise.dispose();
