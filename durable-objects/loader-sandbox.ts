@@ -63,26 +63,27 @@ export interface LoaderRunOptions {
 }
 
 export async function runInLoader(loader: WorkerLoader, code: string, host: ScriptHost, options: LoaderRunOptions): Promise<ExecResult> {
-  const id = `codemode-${crypto.randomUUID()}`;
-  const worker = loader.get(id, () => ({
-    compatibilityDate: SANDBOX_COMPATIBILITY_DATE,
-    mainModule: "main.js",
-    modules: { "main.js": MAIN_MODULE, "script.js": `export default ${wrapScript(code)};\n` },
-    env: {},
-    globalOutbound: null,
-    limits: { cpuMs: options.cpuMs },
-  }));
-  const target = new ScriptHostTarget(host);
-  const entrypoint = worker.getEntrypoint() as unknown as SandboxEntrypoint;
+  if (host.signal.aborted) return host.fail({ kind: "aborted", message: "the run was cancelled" });
   let timer: number | undefined;
   const stopped = new Promise<"timeout" | "aborted">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), host.limits.timeoutMs);
     host.signal.addEventListener("abort", () => resolve("aborted"), { once: true });
   });
   try {
+    const worker = loader.get(`codemode-${crypto.randomUUID()}`, () => ({
+      compatibilityDate: SANDBOX_COMPATIBILITY_DATE,
+      mainModule: "main.js",
+      modules: { "main.js": MAIN_MODULE, "script.js": `export default ${wrapScript(code)};\n` },
+      env: {},
+      globalOutbound: null,
+      limits: { cpuMs: options.cpuMs },
+    }));
+    const entrypoint = worker.getEntrypoint() as unknown as SandboxEntrypoint;
+    const target = new ScriptHostTarget(host);
     const outcome = await Promise.race([entrypoint.run(target, JSON.stringify(host.directory), host.limits.maxOutputBytes), stopped]);
     if (outcome === "timeout") return host.fail({ kind: "timeout", message: timeoutMessage(host.limits.timeoutMs) });
     if (outcome === "aborted") return host.fail({ kind: "aborted", message: "the run was cancelled" });
+    // Logs written after the last tool call travel with the answer (untrusted: checked here).
     const answer = typeof outcome === "object" && outcome !== null ? outcome : { answer: "", logs: [] };
     target.logs(answer.logs);
     return host.finish(typeof answer.answer === "string" ? answer.answer : "");
