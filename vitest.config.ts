@@ -42,6 +42,8 @@ export default defineConfig({
                 BRIDGE_TOKENS: "local:test-bridge-token,someone-else:other-bridge-token",
                 // Encrypts OAuth credentials at rest (a secret in a deployment).
                 CREDENTIALS_KEY: "test-credentials-key-0123456789abcdef0123456789",
+                // Code mode: a smaller call limit keeps the limit test short.
+                CODE_MODE_MAX_CALLS: "20",
                 // Deployment-defined servers, off unless a session switches them on.
                 MCP_SERVERS: JSON.stringify({
                   shared: { type: "remote", url: inject("peers").fixture, enabled: false },
@@ -54,6 +56,22 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
+          globalSetup: ["test/global-setup.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        // Code mode's suite again, on QuickJS (the `worker` project runs it on the Worker Loader).
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: { bindings: { ALLOW_PRIVATE_URLS: "true", AUTH_MODE: "local-dev", CODE_SANDBOX: "quickjs", CODE_MODE_MAX_CALLS: "20" } },
+          }),
+        ],
+        test: {
+          name: "worker-quickjs",
+          include: ["test/worker/code-mode.test.ts"],
           globalSetup: ["test/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 30_000,

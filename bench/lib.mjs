@@ -4,10 +4,10 @@
  * raw-fetch clients for the three paths. Plain Node (no TypeScript), loopback only.
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { performance } from "node:perf_hooks";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { Miniflare, convertV4MiniflareOptions } from "miniflare";
@@ -120,11 +120,21 @@ async function ready(...instances) {
   }
 }
 
+/**
+ * The built Worker's modules: index.js and the .wasm files it imports (code mode's QuickJS),
+ * which wrangler writes beside it. Miniflare's `modules: true` would load index.js alone.
+ */
+export function bundleModules(script) {
+  const source = readFileSync(script, "utf8");
+  const wasm = readdirSync(dirname(script)).filter((name) => name.endsWith(".wasm") && source.includes(`"./${name}"`));
+  return [{ type: "ESModule", path: script }, ...wasm.map((name) => ({ type: "CompiledWasm", path: join(dirname(script), name) }))];
+}
+
 export function gatewayWorker(extra = {}, { name = "mcp-edge", script = GATEWAY_SCRIPT } = {}) {
   return {
     name,
     modules: true,
-    scriptPath: script,
+    modules: bundleModules(script),
     modulesRoot: dirname(script),
     ...COMPAT,
     durableObjects: {

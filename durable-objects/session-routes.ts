@@ -4,7 +4,7 @@
  * signal, so a caller that goes away cancels the upstream request.
  */
 import { Hono } from "hono";
-import { ApprovalReplyBody, CallToolBody, EndTurnBody, GetPromptBody, ReadResourceBody, SearchToolsBody, ToolsQuery } from "../src/api/schemas.js";
+import { ApprovalReplyBody, CallToolBody, EndTurnBody, ExecBody, GetPromptBody, ReadResourceBody, SearchToolsBody, ToolsQuery } from "../src/api/schemas.js";
 import { McpEdgeError } from "../src/core/errors.js";
 import { parseOrThrow } from "../src/core/validation.js";
 import { errorResponse, notFound, readJson } from "../src/http/errors.js";
@@ -90,6 +90,11 @@ export function sessionRoutes(session: Session, options: { mcpAllowedHosts?: rea
         ...(body.turn !== undefined ? { turn: body.turn.id, ...(body.turn.actorId !== undefined ? { actorId: body.turn.actorId } : {}) } : {}),
       }),
     );
+  });
+
+  app.post("/exec", async (c) => {
+    const body = parseOrThrow(ExecBody, await readJson(c.req.raw));
+    return c.json(await session.exec(body, c.req.raw.signal));
   });
 
   app.get("/resources", async (c) => c.json({ resources: await session.resources(undefined, c.req.raw.signal) }));

@@ -31,8 +31,10 @@ import { parseOrThrow } from "../src/core/validation.js";
 import { hiddenFromListing, toolDecision, toolRules, type PermissionConfig } from "../src/core/permissions.js";
 import { mergeProviders, type Providers } from "../src/core/sampling/providers.js";
 import type { Env } from "../src/env.js";
-import { readSettings, type DeploymentSettings } from "../src/env.js";
+import { readCodeModeSettings, readSettings, type CodeModeSettings, type DeploymentSettings } from "../src/env.js";
+import type { ExecResult, ToolCallResult } from "../src/core/codemode/types.js";
 import { ApprovalQueue, type ApprovalRecord, type ApprovalReply } from "./approvals.js";
+import { runScript, type ExecRequest } from "./code-mode.js";
 import { BridgeChannelTransport } from "./bridge-transport.js";
 import { readCatalog, writeCatalog } from "./catalog-cache.js";
 import { Discovery, type DiscoveryHost } from "./discovery.js";
@@ -210,7 +212,8 @@ export class Session {
       enableServer: (name) => this.connectServer(name),
       disableServer: (name) => this.disconnectServer(name),
       callCatalogTool: (name, args, signal) => this.callTool(name, args, { ...(signal ? { signal } : {}) }),
-      // runCode: code mode's sandbox (the path of POST /exec) goes here; until then `execute` answers a tool error.
+      // Code mode's `execute` runs the script on the same path as POST /exec.
+      runCode: (request, signal) => this.exec(request, signal),
       kv: this.env.CATALOG,
       log: (message, data) => console.warn(`[session] ${message}`, JSON.stringify(data ?? {}).slice(0, 300)),
     };
@@ -683,6 +686,12 @@ export class Session {
    * discovery guard when the call names a turn served in search mode).
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<NormalizedResult> {
+    const { structuredContent: _structured, ...normalized } = await this.invokeTool(name, args, options);
+    return normalized;
+  }
+
+  /** `callTool`, keeping the server's `structuredContent` (what a script receives as the tool's value). */
+  private async invokeTool(name: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<ToolCallResult> {
     const { signal, onProgress, turn } = options;
     await this.requireSession();
     if (this.discovery.isMetaTool(name)) return this.discovery.callMeta(name, args, turn, signal);
@@ -723,7 +732,7 @@ export class Session {
       const normalized = normalizeToolResult(result);
       checkToolResultSize(normalized);
       this.events.emit("tool.finished", { callId, name, server: target.server, ms: Date.now() - started, isError: normalized.isError });
-      return normalized;
+      return result.structuredContent !== undefined && result.structuredContent !== null ? { ...normalized, structuredContent: result.structuredContent } : normalized;
     } catch (error) {
       this.events.emit("tool.finished", { callId, name, server: target.server, ms: Date.now() - started, isError: true, error: messageOf(error) });
       throw error;
@@ -773,6 +782,38 @@ export class Session {
     const listing = tool === "list_mcp_resources" ? await this.resources(server, signal) : await this.resourceTemplates(server, signal);
     return { output: JSON.stringify(listing, null, 2), attachments: [], metadata: {}, isError: false };
   }
+
+  // ── Code mode ────────────────────────────────────────────────────────────
+
+  /** Runs a script with the catalog's tools (see code-mode.ts); a script error is the result's `error`. */
+  async exec(request: ExecRequest, signal?: AbortSignal): Promise<ExecResult> {
+    await this.requireSession();
+    this.codeModeSettings ??= readCodeModeSettings(this.env);
+    return runScript(
+      {
+        settings: this.codeModeSettings,
+        loader: this.env.LOADER,
+        // Calls are authorized like direct calls: a denied tool is never called (PermissionDenied in
+        // the script), an `ask` tool waits for its approval inside invokeTool.
+        caller: {
+          call: (name, args, callSignal) => this.invokeTool(name, args, { signal: callSignal }),
+          authorize: async (name) => (toolDecision(toolRules(this.permission), name) === "deny" ? "deny" : "allow"),
+        },
+        directory: async () => (await this.tools()).tools.map((t) => ({ name: t.name, server: t.server, description: t.description })),
+        search: async (query, limit) => {
+          const [catalog, { results }] = await Promise.all([this.tools(), this.discovery.search(query, limit)]);
+          return results.map(({ name, server, description }) => {
+            const inputSchema = catalog.byName.get(name)?.inputSchema;
+            return { name, server, description, ...(inputSchema ? { inputSchema } : {}) };
+          });
+        },
+      },
+      request,
+      signal,
+    );
+  }
+
+  private codeModeSettings: CodeModeSettings | undefined;
 
   // ── Turns ────────────────────────────────────────────────────────────────
 

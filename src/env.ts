@@ -6,6 +6,7 @@ import type { CredentialVault } from "../durable-objects/credential-vault.js";
 import type { SessionObject } from "../durable-objects/session-object.js";
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { parseDeploymentServers, type ServerConfigInput } from "./core/config.js";
+import { DEFAULT_LIMITS, MAX_TIMEOUT_MS, positiveInt, type CodeModeLimits } from "./core/codemode/limits.js";
 import { DEFAULT_SEARCH_THRESHOLD } from "./core/discovery/mode.js";
 import { parseDeploymentProviders, type Providers } from "./core/sampling/providers.js";
 import { LOCAL_PRINCIPAL, matchCredential, parseCredentialPairs } from "./core/principal.js";
@@ -58,6 +59,15 @@ export interface Env {
   OAUTH_PROVIDER?: OAuthHelpers;
   /** Comma-separated hosts (`host` or `host:port`) the MCP endpoint answers for (DNS-rebinding protection); unset: any. */
   MCP_ALLOWED_HOSTS?: string;
+  /** Code mode: a dynamic isolate per script (Worker Loader); without it, QuickJS. */
+  LOADER?: WorkerLoader;
+  /** Code mode's sandbox: "auto" (the loader when bound, else QuickJS), "loader" or "quickjs". */
+  CODE_SANDBOX?: string;
+  /** Code mode limits: default wall time (ms), tool calls per run, output bytes, QuickJS memory bytes. */
+  CODE_MODE_TIMEOUT_MS?: string;
+  CODE_MODE_MAX_CALLS?: string;
+  CODE_MODE_MAX_OUTPUT_BYTES?: string;
+  CODE_MODE_MEMORY_BYTES?: string;
 }
 
 /** Which principal a bridge token belongs to, if any. Tokens are compared in constant time. */
@@ -93,4 +103,23 @@ export function readSettings(env: Env): DeploymentSettings {
 function positive(value: string | undefined): number | undefined {
   const n = Number(value);
   return value !== undefined && Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+export interface CodeModeSettings {
+  sandbox: "auto" | "loader" | "quickjs";
+  limits: CodeModeLimits;
+}
+
+export function readCodeModeSettings(env: Env): CodeModeSettings {
+  const sandbox = env.CODE_SANDBOX === "loader" || env.CODE_SANDBOX === "quickjs" ? env.CODE_SANDBOX : "auto";
+  return {
+    sandbox,
+    limits: {
+      ...DEFAULT_LIMITS,
+      timeoutMs: Math.min(positiveInt(env.CODE_MODE_TIMEOUT_MS, DEFAULT_LIMITS.timeoutMs), MAX_TIMEOUT_MS),
+      maxCalls: positiveInt(env.CODE_MODE_MAX_CALLS, DEFAULT_LIMITS.maxCalls),
+      maxOutputBytes: positiveInt(env.CODE_MODE_MAX_OUTPUT_BYTES, DEFAULT_LIMITS.maxOutputBytes),
+      memoryBytes: positiveInt(env.CODE_MODE_MEMORY_BYTES, DEFAULT_LIMITS.memoryBytes),
+    },
+  };
 }

@@ -295,6 +295,16 @@ export const ROUTES: readonly RouteEntry[] = [
     errors: [400, 413, 404, 499, 500, 502, 504],
   },
   {
+    method: "post",
+    path: `${SESSION_PREFIX}/exec`,
+    operationId: "exec",
+    summary: "Code mode: run a script that calls the session's tools (`tools.<name>(args)`, `callTool(name, args)`) in a sandbox; a script error is `error` with HTTP 200",
+    served: "session",
+    body: S.ExecBody,
+    response: { status: 200, description: "The script's result, logs, tool calls and error", schema: S.ExecResult },
+    errors: [400, 404, 499, 500],
+  },
+  {
     method: "get",
     path: `${SESSION_PREFIX}/resources`,
     operationId: "listResources",

@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { ServerOfferSchema } from "../core/bridge-protocol.js";
 import { LocalServerConfigSchema, RemoteServerConfigSchema, ServerConfigSchema, ServerOverrideSchema, SessionBodySchema } from "../core/config.js";
+import { MAX_CODE_CHARS, MAX_TIMEOUT_MS } from "../core/codemode/limits.js";
 import { SEARCH_MAX_LIMIT } from "../core/discovery/meta-tools.js";
 import { MAX_SEARCH_QUERY_CHARS } from "../core/search/config.js";
 
@@ -37,9 +38,6 @@ export const CallToolBody = z.strictObject({
   arguments: z.record(z.string(), z.unknown()).optional(),
   turn: TurnRefWithActor.optional(),
 });
-
-/** `POST /exec`: a script (the body of an async function) run in the sandbox; `timeoutMs` its wall-time limit. */
-export const ExecBody = z.strictObject({ code: z.string().min(1), timeoutMs: z.number().int().min(1).optional() });
 
 export const EndTurnBody = z.strictObject({ status: z.enum(["completed", "cancelled", "error"]) });
 export const TurnCreated = z.object({ id: z.string() });
@@ -109,6 +107,12 @@ export const GetPromptBody = z.strictObject({
   arguments: z.record(z.string(), z.string()).optional(),
 });
 
+/** `POST /exec`: a script (plain JavaScript, the body of an async function) and its wall time. */
+export const ExecBody = z.strictObject({
+  code: z.string().min(1).max(MAX_CODE_CHARS),
+  timeoutMs: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional(),
+});
+
 // ── Responses ──────────────────────────────────────────────────────────────
 
 export const Health = z.object({ ok: z.literal(true), version: z.string() });
@@ -167,11 +171,18 @@ export const CallResult = z.object({
   isError: z.boolean(),
 });
 
-/** A script run: what it returned and logged, the tool calls it made; `error` when it failed (the calls made are still listed). */
+/** One tool call a script made: its model-facing name, duration, and whether it failed. */
+export const ExecCall = z.object({ name: z.string(), ms: z.number(), isError: z.boolean() });
+
+/**
+ * A script's outcome (HTTP 200 even when the script failed): `result` is what it returned
+ * (JSON; cut with a `[truncated: …]` marker past the output budget), `logs` its console
+ * lines, `calls` every tool call it made, `error` what ended it early.
+ */
 export const ExecResult = z.object({
   result: z.unknown().optional(),
   logs: z.array(z.string()),
-  calls: z.array(z.object({ name: z.string(), ms: z.number(), isError: z.boolean() })),
+  calls: z.array(ExecCall),
   error: z.object({ message: z.string(), stack: z.string().optional() }).optional(),
 });
 
@@ -287,6 +298,7 @@ export type ApiTool = z.output<typeof ApiTool>;
 export type ToolList = z.output<typeof ToolList>;
 export type Attachment = z.output<typeof Attachment>;
 export type CallResult = z.output<typeof CallResult>;
+export type ExecCall = z.output<typeof ExecCall>;
 export type ExecResult = z.output<typeof ExecResult>;
 export type SearchResult = z.output<typeof SearchResult>;
 export type SearchResults = z.output<typeof SearchResults>;

@@ -199,9 +199,9 @@ export class McpEdgeClient {
   }
 
   /**
-   * Code mode: runs a script (the body of an async function calling `tools.<name>(args)`)
-   * in the session's sandbox. A failed script is an answer with `error` (and the calls it
-   * made), not an exception.
+   * Code mode: runs a script in the session's sandbox (`await tools.<name>(args)`,
+   * `callTool(name, args)`, `console.log`, `return value`). A script that throws is a
+   * result with `error` (and the calls it made), not an exception.
    */
   exec(sessionId: string, body: ExecInput, options: RequestOptions = {}): Promise<ExecResult> {
     return this.send({ method: "POST", path: `${sessionPath(sessionId)}/exec`, body, signal: options.signal });

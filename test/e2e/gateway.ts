@@ -3,6 +3,7 @@
  * with processes outside workerd (the bridge). Builds the bundle first.
  */
 import { execFile } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,13 +24,25 @@ export async function buildWorker(outdir = "dist-e2e"): Promise<string> {
   return `${out}/index.js`;
 }
 
-export async function startGateway(script: string, bindings: Record<string, string>): Promise<Gateway> {
+/** The bundle's modules: index.js and the .wasm files wrangler wrote beside it that it imports. */
+export function bundleModules(script: string): Array<{ type: "ESModule" | "CompiledWasm"; path: string }> {
+  const source = readFileSync(script, "utf8");
+  const wasm = readdirSync(dirname(script)).filter((name) => name.endsWith(".wasm") && source.includes(`"./${name}"`));
+  return [{ type: "ESModule", path: script }, ...wasm.map((name) => ({ type: "CompiledWasm" as const, path: `${dirname(script)}/${name}` }))];
+}
+
+export interface GatewayOptions {
+  /** Bind a Worker Loader as LOADER (code mode's dynamic isolates). */
+  workerLoader?: boolean;
+}
+
+export async function startGateway(script: string, bindings: Record<string, string>, options: GatewayOptions = {}): Promise<Gateway> {
   const port = await freePort();
   const mf = new Miniflare(convertV4MiniflareOptions({
     host: "127.0.0.1",
     port,
-    modules: true,
-    scriptPath: script,
+    // index.js and the .wasm it imports (code mode's QuickJS); `modules: true` would load index.js alone.
+    modules: bundleModules(script),
     modulesRoot: dirname(script),
     compatibilityDate: "2026-11-01",
     compatibilityFlags: ["nodejs_compat", "enable_request_signal"],
@@ -39,6 +52,7 @@ export async function startGateway(script: string, bindings: Record<string, stri
     assets: { directory: `${root}console`, binding: "ASSETS", routerConfig: { has_user_worker: true }, run_worker_first: ["/"] },
     // As `npm start`: local-dev auth and a fixed credentials key (OAuth sign-ins work out of the box).
     bindings: { ALLOW_PRIVATE_URLS: "true", AUTH_MODE: "local-dev", CREDENTIALS_KEY: "e2e-credentials-key-not-a-secret-0123456789", MCP_SERVERS: "{}", ...bindings },
+    ...(options.workerLoader ? { workerLoaders: { LOADER: {} } } : {}),
   }));
   const url = await mf.ready;
   return { url: url.origin, stop: () => mf.dispose() };

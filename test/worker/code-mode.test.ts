@@ -1,131 +1,91 @@
 /**
- * `GET /tools?mode=code` on the real Worker against a real server-everything: one
- * `execute` tool whose description declares the session's tools as TypeScript, sized by
- * the discovery budget; `execute` through `tools/call` before a sandbox is wired and
- * through the `runCode` seam; `search` as the sandbox will call it.
+ * Code mode through the real Worker and a session with a real server-everything: the
+ * shared suite (test/support/code-mode-cases.ts) on the deployment's sandbox. The
+ * `worker` project has the LOADER binding, so it runs the Worker Loader; the
+ * `worker-quickjs` project sets CODE_SANDBOX=quickjs and runs this same file on QuickJS.
  */
-import { env } from "cloudflare:workers";
-import { runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
-import type { DiscoveryHost } from "../../durable-objects/discovery.js";
-import type { Session } from "../../durable-objects/session.js";
-import type { ExecOutcome } from "../../src/core/codemode/exec-output.js";
-import type { ExecuteArguments } from "../../src/core/codemode/execute-tool.js";
+import { env, exports } from "cloudflare:workers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { McpEdgeClient } from "../../src/client/index.js";
+import { DEFAULT_MAX_CALLS, DEFAULT_MAX_OUTPUT_BYTES, MAX_CODE_CHARS } from "../../src/core/codemode/limits.js";
+import { CODE_MODE_CASES, type CaseContext, type ExecOutcome } from "../support/code-mode-cases.js";
 import { api, createSession, peers, remote } from "./helpers.js";
 
-/** The live Session inside a session's Durable Object. */
-async function inSession<T>(id: string, use: (session: Session) => Promise<T>): Promise<T> {
-  return runInDurableObject(env.SESSIONS.getByName(id), (instance) => use((instance as unknown as { session: Session }).session));
-}
+const sandbox = env.CODE_SANDBOX === "quickjs" || !env.LOADER ? "quickjs" : "loader";
+const maxCalls = Number(env.CODE_MODE_MAX_CALLS) || DEFAULT_MAX_CALLS;
 
-const list = (id: string, query: string) => api("GET", `/v1/sessions/${id}/tools?${query}`);
-const call = (id: string, body: Record<string, unknown>) => api("POST", `/v1/sessions/${id}/tools/call`, body);
+let id: string;
 
-describe("code mode listing", () => {
-  it("one execute tool: usage, the untrusted header and typed declarations grouped by server", async () => {
-    const { id } = await createSession({ everything: remote(peers.everything) });
-    const res = await list(id, "mode=code");
-    expect(res.status).toBe(200);
-    expect(res.body.mode).toBe("code");
-    expect(res.body.tools).toHaveLength(1);
-    const [execute] = res.body.tools;
-    expect(execute).toMatchObject({
-      name: "execute",
-      server: "mcp-edge",
-      tool: "execute",
-      inputSchema: { type: "object", properties: { code: { type: "string" }, timeoutMs: { type: "integer" } }, required: ["code"] },
-    });
-    const description: string = execute.description;
-    expect(description).toContain("untrusted metadata");
-    expect(description).toContain('// ── server "everything":');
-    expect(description).toContain("everything_echo(args: {");
-    // A name with "-" is a quoted member, called with brackets.
-    expect(description).toContain('"everything_get-sum"(args: {');
-    // get-structured-content declares an outputSchema: its result type is not unknown.
-    expect(description).toMatch(/"everything_get-structured-content"\(args: \{[\s\S]*?\}\): Promise<\{/);
-    expect(description).toMatch(/everything_echo\(args: \{[\s\S]*?\}\): Promise<unknown>/);
-    expect(description).toContain("declare function search(");
-  });
-
-  it("over budget: names only, and the script is told to search inside the sandbox; cut with a count when even that does not fit", async () => {
-    const { id } = await createSession({ everything: remote(peers.everything) });
-    const full = await list(id, "mode=code");
-    const names = await list(id, "mode=code&contextWindow=200000&usedTokens=150000");
-    const description: string = names.body.tools[0].description;
-    expect(names.body.mode).toBe("code");
-    expect(description).not.toContain("everything_echo(args");
-    expect(description).toContain("await search(query, limit?)");
-    expect(description).toMatch(/everything: .*everything_echo/);
-    expect(description.length).toBeLessThan(full.body.tools[0].description.length);
-
-    const cut = await list(id, "mode=code&contextWindow=6000");
-    expect(cut.body.tools[0].description).toMatch(/\(\d+ more tools not listed: use search to find them\)/);
-  });
-
-  it("a code-mode turn is not guarded: catalog tools stay callable directly", async () => {
-    const { id } = await createSession({ everything: remote(peers.everything) });
-    await list(id, "mode=code&turn=c1");
-    const direct = await call(id, { name: "everything_get-sum", arguments: { a: 1, b: 2 }, turn: "c1" });
-    expect(direct.body).toMatchObject({ isError: false, output: "The sum of 1 and 2 is 3." });
-  });
-
-  it("execute through tools/call: bad arguments are tool errors; without a sandbox it says so", async () => {
-    const { id } = await createSession({ everything: remote(peers.everything) });
-    const missing = await call(id, { name: "execute", arguments: {} });
-    expect(missing.status).toBe(200);
-    expect(missing.body).toMatchObject({ isError: true, output: expect.stringContaining("code") });
-    const badTimeout = await call(id, { name: "execute", arguments: { code: "return 1", timeoutMs: -5 } });
-    expect(badTimeout.body).toMatchObject({ isError: true, output: expect.stringContaining("timeoutMs") });
-    const unwired = await call(id, { name: "execute", arguments: { code: "return 1" } });
-    expect(unwired.body).toMatchObject({ isError: true, output: expect.stringContaining("no sandbox") });
-  });
-
-  it("bad query: an unknown mode is a 400 that names the field", async () => {
-    const { id } = await createSession({ everything: remote(peers.everything) });
-    const res = await list(id, "mode=script");
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: "badRequest", message: expect.stringContaining("mode") });
-  });
+beforeAll(async () => {
+  const session = await createSession({ everything: remote(peers.everything) });
+  expect(session.servers.everything?.status).toBe("connected");
+  id = session.id;
 });
 
-describe("the seams for the sandbox", () => {
-  it("execute through tools/call reaches the host's runCode with the script, time limit and the caller's signal; its outcome is text", async () => {
-    const { id } = await createSession({ everything: remote(peers.everything) });
-    const seen: Array<{ request: ExecuteArguments; signal: boolean }> = [];
-    await inSession(id, async (session) => {
-      // A stand-in sandbox where the real one plugs in (the exec contract's answer).
-      const host = (session.discovery as unknown as { host: DiscoveryHost }).host;
-      host.runCode = async (request, signal): Promise<ExecOutcome> => {
-        seen.push({ request, signal: signal instanceof AbortSignal });
-        return request.code.includes("fail")
-          ? { logs: [], calls: [{ name: "everything_echo", ms: 2, isError: false }], error: { message: "boom" } }
-          : { result: { sum: 3 }, logs: ["adding"], calls: [{ name: "everything_get-sum", ms: 4, isError: false }] };
-      };
-    });
-    const ok = await call(id, { name: "execute", arguments: { code: "return 3", timeoutMs: 1000 } });
-    expect(ok.body).toEqual({ output: 'Logs:\nadding\n\nResult:\n{\n  "sum": 3\n}', attachments: [], metadata: {}, isError: false });
-    const failed = await call(id, { name: "execute", arguments: { code: "fail()" } });
-    expect(failed.body).toMatchObject({ isError: true, output: expect.stringContaining("The script failed: boom") });
-    expect(failed.body.output).toContain("- everything_echo (2 ms)");
-    expect(seen).toEqual([
-      { request: { code: "return 3", timeoutMs: 1000 }, signal: true },
-      { request: { code: "fail()" }, signal: true },
-    ]);
+afterAll(async () => {
+  await api("DELETE", `/v1/sessions/${id}`);
+});
+
+async function exec(code: string, timeoutMs?: number): Promise<ExecOutcome> {
+  const res = await api<ExecOutcome>("POST", `/v1/sessions/${id}/exec`, { code, ...(timeoutMs ? { timeoutMs } : {}) });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
+describe(`the shared suite on the ${sandbox} sandbox (workerd)`, () => {
+  const ctx: CaseContext = { exec, reachableUrl: peers.everything, maxCalls, maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES };
+  for (const testCase of CODE_MODE_CASES) {
+    // Local workerd does not enforce a loaded Worker's CPU limit: an endless loop there would hang the runtime.
+    const run = sandbox === "loader" && testCase.needsCpuLimit ? it.skip : it;
+    run(testCase.name, () => testCase.run(ctx), 90_000);
+  }
+});
+
+describe("POST /exec as an API", () => {
+  it(`runs on the deployment's sandbox (${sandbox}: fetch exists, blocked, only in a Worker Loader isolate)`, async () => {
+    const out = await exec(`return typeof fetch;`);
+    expect(out.result).toBe(sandbox === "loader" ? "function" : "undefined");
   });
 
-  it("search for scripts: ranked tools with their input schemas, nothing loaded for a turn", async () => {
-    const { id } = await createSession({ everything: remote(peers.everything) });
-    await list(id, "mode=search&turn=s1");
-    const hits = await inSession(id, (session) => session.discovery.searchForScript("add two numbers sum", 3));
-    expect(hits.length).toBeGreaterThan(0);
-    expect(hits.length).toBeLessThanOrEqual(3);
-    expect(hits[0]).toEqual({
-      name: "everything_get-sum",
-      server: "everything",
-      description: expect.any(String),
-      inputSchema: expect.objectContaining({ type: "object", required: ["a", "b"] }),
-    });
-    const s1 = await list(id, "mode=search&turn=s1");
-    expect(s1.body.tools.map((t: { name: string }) => t.name)).not.toContain("everything_get-sum");
+  it.each([
+    ["no body", undefined],
+    ["no code", {}],
+    ["empty code", { code: "" }],
+    ["code that is not a string", { code: 42 }],
+    ["an unknown key", { code: "return 1", language: "python" }],
+    ["timeoutMs 0", { code: "return 1", timeoutMs: 0 }],
+    ["timeoutMs over 300000", { code: "return 1", timeoutMs: 300_001 }],
+    ["timeoutMs not an integer", { code: "return 1", timeoutMs: 1.5 }],
+    ["code over 1 MiB", { code: `return 1;${" ".repeat(MAX_CODE_CHARS)}` }],
+  ])("a bad body (%s) is a 400 with a typed error", async (_what, body) => {
+    const res = await api("POST", `/v1/sessions/${id}/exec`, body);
+    expect(res.status).toBe(400);
+    expect(["badRequest", "unknownKeys"]).toContain(res.body.error.code);
+    expect(res.body.error.message).toBeTruthy();
+  });
+
+  it("an unknown session is a 404", async () => {
+    const res = await api("POST", "/v1/sessions/ses_doesnotexist000000000000/exec", { code: "return 1" });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("sessionNotFound");
+  });
+
+  it("the typed client's exec() returns the result, and a script error is a result, not an exception", async () => {
+    const client = new McpEdgeClient({ baseUrl: "http://mcp-edge.test", fetch: (input, init) => exports.default.fetch(new Request(input, init)) });
+    const ok = await client.exec(id, { code: `return await tools.everything_echo({ message: "via client" });` });
+    expect(ok).toEqual({ result: "Echo: via client", logs: [], calls: [{ name: "everything_echo", ms: expect.any(Number), isError: false }] });
+    const failed = await client.exec(id, { code: `throw new TypeError("nope")`, timeoutMs: 5_000 });
+    expect(failed.error?.message).toBe("TypeError: nope");
+  });
+
+  it("tool calls from a script show on the session's event stream like direct calls", async () => {
+    const res = await exports.default.fetch(new Request(`http://mcp-edge.test/v1/sessions/${id}/events`));
+    const reader = res.body!.getReader();
+    await exec(`await tools["everything_get-sum"]({ a: 1, b: 2 });`);
+    const decoder = new TextDecoder();
+    let text = "";
+    while (!text.includes("event: tool.finished")) text += decoder.decode((await reader.read()).value);
+    await reader.cancel();
+    expect(text).toMatch(/"name":"everything_get-sum"/);
   });
 });
