@@ -8,6 +8,7 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Session } from "../../durable-objects/session.js";
+import { eventually } from "../support/eventually.js";
 import { api, createSession, peers, remote } from "./helpers.js";
 
 /** The live Session inside a session's Durable Object. */
@@ -108,5 +109,34 @@ describe("search for scripts", () => {
     });
     const s1 = await list(id, "mode=search&turn=s1");
     expect(s1.body.tools.map((t: { name: string }) => t.name)).not.toContain("everything_get-sum");
+  });
+});
+
+describe("scripts obey the session's permission rules", () => {
+  it("a denied tool is neither declared nor callable from a script, and no call is made", async () => {
+    const { id } = await createSession({ everything: remote(peers.everything) }, { permission: { "everything_get-sum": "deny" } });
+    const listing = await list(id, "mode=code");
+    expect(listing.body.tools[0].description).not.toContain("everything_get-sum");
+    const res = await api("POST", `/v1/sessions/${id}/exec`, {
+      code: 'try { await callTool("everything_get-sum", { a: 1, b: 2 }); } catch (e) { return e.name + ": " + e.message; }',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.result).toMatch(/everything_get-sum/);
+    expect(res.body.calls).toEqual([]);
+  });
+
+  it("an ask tool waits for its approval inside the script; a rejection is a ToolError the script can catch", async () => {
+    const { id } = await createSession({ everything: remote(peers.everything) }, { permission: { everything_echo: "ask" } });
+    const run = api("POST", `/v1/sessions/${id}/exec`, {
+      code: 'try { return await tools.everything_echo({ message: "held" }); } catch (e) { return "caught " + e.name; }',
+    });
+    const approvals: Array<{ id: string; kind: string }> = (
+      await eventually(() => api("GET", `/v1/sessions/${id}/approvals`), (r) => r.body.approvals.length > 0)
+    ).body.approvals;
+    expect(approvals[0]?.kind).toBe("tool");
+    await api("POST", `/v1/sessions/${id}/approvals/${approvals[0]!.id}`, { reply: "reject" });
+    const res = await run;
+    expect(res.body.result).toBe("caught ToolError");
+    expect(res.body.calls).toEqual([{ name: "everything_echo", ms: expect.any(Number), isError: true }]);
   });
 });
