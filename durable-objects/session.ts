@@ -69,7 +69,7 @@ export class Session {
   private readonly env: Env;
   readonly discovery: Discovery;
   /** The live event stream (server states, tool metrics, turns). */
-  readonly events = new SessionEvents();
+  readonly events: SessionEvents;
   /** Requests waiting for a person: samplings, elicitations, tool calls held by `ask`. */
   readonly approvals: ApprovalQueue;
   /** The servers' sampling and elicitation requests. */
@@ -78,6 +78,7 @@ export class Session {
 
   constructor(private readonly deps: SessionDeps) {
     this.env = deps.env;
+    this.events = new SessionEvents(deps.storage);
     this.discovery = new Discovery(this.discoveryHost());
     this.approvals = new ApprovalQueue(deps.storage, {
       check: (record, reply) => this.serverRequests.checkReply(record, reply),
@@ -159,7 +160,10 @@ export class Session {
       enableServer: (name) => this.connectServer(name),
       disableServer: (name) => this.disconnectServer(name),
       callCatalogTool: (name, args, signal) => this.callTool(name, args, { ...(signal ? { signal } : {}) }),
-      kv: this.env.CATALOG,
+      // Read at each use, not captured: the binding is the one the object has now.
+      get kv() {
+        return session.env.CATALOG;
+      },
       log: (message, data) => console.warn(`[session] ${message}`, JSON.stringify(data ?? {}).slice(0, 300)),
     };
   }
@@ -179,6 +183,8 @@ export class Session {
     this.loaded ??= (async () => {
       const stored = await loadSession(this.deps.storage);
       if (!stored) return;
+      // Before anything emits: event ids continue where the evicted object left off.
+      await this.events.restore();
       this.session = stored;
       for (const [name, persisted] of Object.entries(stored.servers)) this.restoreSlot(name, persisted);
       // Approvals outlive eviction; their deadlines come back with them.
@@ -242,6 +248,7 @@ export class Session {
     await this.serverRequests.cancelAll("the session was deleted");
     this.events.closeAll();
     await deleteSession(this.deps.storage);
+    await this.events.forget();
     await Promise.all(slots.map((slot) => (slot.kind === "connection" ? slot.connection.close() : undefined)));
   }
 

@@ -93,12 +93,15 @@ export interface Peers {
 }
 
 export async function startPeers(): Promise<Peers> {
-  const [everything, everythingSse, fixture, oauth, oauthAuth, refused, control] = await Promise.all(Array.from({ length: 7 }, freePort));
+  const [everything, everythingSse, fixture, oauth, oauthAuth, refused, control, faultEverything, faultFixture] = await Promise.all(Array.from({ length: 9 }, freePort));
   const peers: Record<string, Peer> = {
     everything: new Peer({ args: [EVERYTHING, "streamableHttp"], env: { PORT: String(everything) }, ports: [everything!] }),
     everythingSse: new Peer({ args: [EVERYTHING, "sse"], env: { PORT: String(everythingSse) }, ports: [everythingSse!] }),
     fixture: new Peer({ args: [FIXTURE], env: { PORT: String(fixture) }, ports: [fixture!] }),
     oauth: new Peer({ args: [OAUTH_EXAMPLE, "--oauth"], env: { MCP_PORT: String(oauth), MCP_AUTH_PORT: String(oauthAuth) }, ports: [oauth!, oauthAuth!] }),
+    // Copies that only the fault tests kill, pause and restart, so other test files never see it.
+    faultEverything: new Peer({ args: [EVERYTHING, "streamableHttp"], env: { PORT: String(faultEverything) }, ports: [faultEverything!] }),
+    faultFixture: new Peer({ args: [FIXTURE], env: { PORT: String(faultFixture) }, ports: [faultFixture!] }),
   };
   await Promise.all(Object.values(peers).map((p) => p.start()));
 
@@ -129,6 +132,8 @@ export async function startPeers(): Promise<Peers> {
       oauth: `http://127.0.0.1:${oauth}/mcp`,
       refused: `http://127.0.0.1:${refused}/mcp`,
       control: `http://127.0.0.1:${control}`,
+      faultEverything: `http://127.0.0.1:${faultEverything}/mcp`,
+      faultFixture: `http://127.0.0.1:${faultFixture}/mcp`,
       model: model.baseURL,
     },
     async stop() {

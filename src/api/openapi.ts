@@ -22,6 +22,7 @@ const STATUS_TEXT: Record<number, string> = {
   499: "Cancelled: the caller went away",
   500: "Internal error",
   502: "Upstream server unavailable or failing (serverUnavailable, upstreamError)",
+  503: "The session was interrupted mid-request (sessionUnavailable); its state is kept, retry",
   504: "Upstream timeout",
 };
 

@@ -17,6 +17,8 @@ export const ErrorCodes = {
   serverUnavailable: 502,
   upstreamError: 502,
   timeout: 504,
+  /** The session's object was interrupted mid-request (restarted or overloaded); its state is kept, a retry works. */
+  sessionUnavailable: 503,
   cancelled: 499,
   internal: 500,
 } as const;

@@ -26,6 +26,7 @@ describe("McpEdgeError", () => {
       serverUnavailable: 502,
       upstreamError: 502,
       timeout: 504,
+      sessionUnavailable: 503,
       cancelled: 499,
       internal: 500,
     };
