@@ -74,7 +74,6 @@ export class Session {
   readonly approvals: ApprovalQueue;
   /** The servers' sampling and elicitation requests. */
   readonly serverRequests: ServerRequests;
-  private callIds = 0;
 
   constructor(private readonly deps: SessionDeps) {
     this.env = deps.env;
@@ -551,7 +550,8 @@ export class Session {
       await saveSession(this.deps.storage, this.session);
     }
     // The tool metrics of the event stream: started, progress, finished (duration, error flag).
-    const callId = `c${++this.callIds}`;
+    // A ULID, not a per-instance counter: ids stay unique across evictions, for subscribers that resume.
+    const callId = ulid();
     const started = Date.now();
     this.events.emit("tool.started", { callId, name, server: target.server, tool: target.tool, ...(turn !== undefined ? { turnId: turn } : {}) });
     try {

@@ -198,6 +198,10 @@ describe("Durable Object eviction", () => {
     try {
       await eventually(async () => again.seen.filter((e) => e.event === "tool.finished").map((e) => JSON.parse(e.data).name), (names) => names.includes("fixture_initialize_count"));
       expect(again.seen.every((e) => Number(e.id) > Number(lastId))).toBe(true);
+      // Regression (call ids were a per-instance counter): the call after the eviction is not mistaken for the one before.
+      const callIds = [...first.seen, ...again.seen].filter((e) => e.event === "tool.started").map((e) => JSON.parse(e.data).callId);
+      expect(callIds).toHaveLength(2);
+      expect(new Set(callIds).size).toBe(2);
     } finally {
       await again.close();
     }
