@@ -19,6 +19,7 @@ import { declarationsForBudget, EXECUTE_TOOL_NAME, ExecuteArguments, executeTool
 import { McpEdgeError, messageOf } from "../src/core/errors.js";
 import type { NormalizedResult } from "../src/core/normalize.js";
 import { buildSearchIndex, deserializeSearchIndex, MAX_SEARCH_QUERY_CHARS, searchIndex, serializeSearchIndex, type SearchIndex } from "../src/core/search/index.js";
+import { withinKvDeadline } from "./catalog-cache.js";
 
 export const META_SERVER = "mcp-edge";
 
@@ -294,7 +295,10 @@ export class Discovery {
     if (this.index?.fingerprint === catalog.fingerprint) return this.index.index;
     const key = `search:v1:${catalog.fingerprint}`;
     let index: SearchIndex | undefined;
-    const stored = await this.host.kv.get(key).catch(() => null);
+    const stored = await withinKvDeadline(this.host.kv.get(key), "search index read").catch((error: unknown) => {
+      this.host.log("search index cache read failed; building it", { reason: messageOf(error) });
+      return null;
+    });
     if (stored) {
       try {
         index = deserializeSearchIndex(stored);
@@ -314,7 +318,9 @@ export class Discovery {
           inputSchema: t.inputSchema,
         })),
       );
-      await this.host.kv.put(key, serializeSearchIndex(index), { expirationTtl: SEARCH_INDEX_TTL_SECONDS }).catch(() => undefined);
+      await withinKvDeadline(this.host.kv.put(key, serializeSearchIndex(index), { expirationTtl: SEARCH_INDEX_TTL_SECONDS }), "search index write").catch((error: unknown) =>
+        this.host.log("search index cache write failed", { reason: messageOf(error) }),
+      );
     }
     this.index = { fingerprint: catalog.fingerprint, index };
     return index;

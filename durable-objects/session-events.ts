@@ -8,6 +8,16 @@ import { McpEdgeError } from "../src/core/errors.js";
 import { EventLog, formatSse, type SessionEvent, type SessionEventType } from "../src/core/events.js";
 import { MAX_EVENT_SUBSCRIBERS } from "../src/core/limits.js";
 
+/** Storage key of the last event id, so numbering survives eviction (the ring does not). */
+export const LAST_EVENT_ID_KEY = "events:lastId";
+
+/** The part of Durable Object storage the numbering needs (structural, so plain Node can type-check this module). */
+export interface EventIdStorage {
+  get(key: string): Promise<unknown>;
+  put(key: string, value: number): Promise<void>;
+  delete(key: string): Promise<boolean>;
+}
+
 /** Events queued per subscriber before it counts as slow. */
 export const SUBSCRIBER_QUEUE_EVENTS = 256;
 
@@ -22,8 +32,23 @@ export class SessionEvents {
   private readonly listeners = new Set<(event: SessionEvent) => void>();
   private readonly encoder = new TextEncoder();
 
+  /** With storage, each event's id is recorded (unawaited: the output gate holds the event until it is durable). */
+  constructor(private readonly storage?: EventIdStorage) {}
+
+  /** Continues the numbering of the object before an eviction; call before the first emit. */
+  async restore(): Promise<void> {
+    const stored = await this.storage?.get(LAST_EVENT_ID_KEY);
+    if (typeof stored === "number" && Number.isSafeInteger(stored) && stored > 0) this.log.continueAfter(stored);
+  }
+
+  /** Forgets the stored numbering (the session is deleted). */
+  async forget(): Promise<void> {
+    await this.storage?.delete(LAST_EVENT_ID_KEY);
+  }
+
   emit(type: SessionEventType, data: Record<string, unknown>): void {
     const event = this.log.append(type, data);
+    this.storage?.put(LAST_EVENT_ID_KEY, event.id).catch((error: unknown) => console.warn("event id not persisted", String(error).slice(0, 200)));
     for (const subscriber of this.subscribers) subscriber.push(event);
     for (const listener of this.listeners) listener(event);
   }

@@ -84,17 +84,17 @@ export class Session {
   private readonly env: Env;
   readonly discovery: Discovery;
   /** The live event stream (server states, tool metrics, turns). */
-  readonly events = new SessionEvents();
+  readonly events: SessionEvents;
   /** Requests waiting for a person: samplings, elicitations, tool calls held by `ask`. */
   readonly approvals: ApprovalQueue;
   /** The servers' sampling and elicitation requests. */
   readonly serverRequests: ServerRequests;
   /** MCP clients connected through the aggregated endpoint (`/mcp`), for upstream server→client requests. */
   readonly downstream = new DownstreamRegistry();
-  private callIds = 0;
 
   constructor(private readonly deps: SessionDeps) {
     this.env = deps.env;
+    this.events = new SessionEvents(deps.storage);
     this.discovery = new Discovery(this.discoveryHost());
     this.approvals = new ApprovalQueue(deps.storage, {
       check: (record, reply) => this.serverRequests.checkReply(record, reply),
@@ -214,7 +214,10 @@ export class Session {
       callCatalogTool: (name, args, signal) => this.callTool(name, args, { ...(signal ? { signal } : {}) }),
       // Code mode's `execute` runs the script on the same path as POST /exec.
       runCode: (request, signal) => this.exec(request, signal),
-      kv: this.env.CATALOG,
+      // Read at each use, not captured: the binding is the one the object has now.
+      get kv() {
+        return session.env.CATALOG;
+      },
       log: (message, data) => console.warn(`[session] ${message}`, JSON.stringify(data ?? {}).slice(0, 300)),
     };
   }
@@ -234,6 +237,8 @@ export class Session {
     this.loaded ??= (async () => {
       const stored = await loadSession(this.deps.storage);
       if (!stored) return;
+      // Before anything emits: event ids continue where the evicted object left off.
+      await this.events.restore();
       this.session = stored;
       for (const [name, persisted] of Object.entries(stored.servers)) this.restoreSlot(name, persisted);
       // Approvals outlive eviction; their deadlines come back with them.
@@ -305,6 +310,7 @@ export class Session {
     await this.serverRequests.cancelAll("the session was deleted");
     this.events.closeAll();
     await deleteSession(this.deps.storage);
+    await this.events.forget();
     await Promise.all(slots.map((slot) => (slot.kind === "connection" ? slot.connection.close() : undefined)));
   }
 
@@ -716,7 +722,8 @@ export class Session {
       await saveSession(this.deps.storage, this.session);
     }
     // The tool metrics of the event stream: started, progress, finished (duration, error flag).
-    const callId = `c${++this.callIds}`;
+    // A ULID, not a per-instance counter: ids stay unique across evictions, for subscribers that resume.
+    const callId = ulid();
     const started = Date.now();
     this.events.emit("tool.started", { callId, name, server: target.server, tool: target.tool, ...(turn !== undefined ? { turnId: turn } : {}) });
     try {

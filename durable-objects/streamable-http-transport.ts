@@ -7,9 +7,16 @@
  * before its response arrived. It leans on the SDK's (TypeScript-private) members
  * `_handleSseStream`, `_scheduleReconnection`, `_abortController` and `_serverRetryMs`,
  * pinned by the SDK version in package.json and exercised by the tests.
+ *
+ * One thing it adds: a request whose response stream ends or breaks before the answer,
+ * and cannot be resumed (no event id, or every reconnection failed: the server died or
+ * restarted), is failed at once with a ConnectionClosed error instead of waiting for its
+ * timeout. The SDK gives the stream no request id, so send() tags each request's stream
+ * through the `onresumptiontoken` callback it hands down.
  */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { isJSONRPCResultResponse, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { createSseParser } from "../src/core/sse-parser.js";
 
 interface StreamOptions {
@@ -22,20 +29,48 @@ interface StreamOptions {
 interface TransportInternals {
   _abortController?: AbortController;
   _serverRetryMs?: number;
+  _reconnectionOptions: { maxRetries: number };
   _scheduleReconnection(options: StreamOptions, attempt: number): void;
 }
 
 type HandleSseStream = (stream: ReadableStream<Uint8Array> | null, options: StreamOptions, isReconnectable: boolean) => void;
 
 export class WorkerStreamableHTTPClientTransport extends StreamableHTTPClientTransport {
+  /** The request each response stream answers, keyed by the callback send() tagged it with. */
+  private readonly streamRequests = new WeakMap<object, RequestId>();
+
   constructor(...args: ConstructorParameters<typeof StreamableHTTPClientTransport>) {
     super(...args);
+    const internals = this as unknown as TransportInternals;
+    // The SDK's reconnection, plus: the last failed attempt fails the stream's request.
+    const schedule = internals._scheduleReconnection.bind(this);
+    internals._scheduleReconnection = (options, attempt) => {
+      if (attempt >= internals._reconnectionOptions.maxRetries) this.failStreamRequest(options, "the response stream broke and could not be resumed");
+      schedule(options, attempt);
+    };
     // Replaces the SDK's per-stream pipeline under the same (TypeScript-private) name,
     // so the SDK's own callers use it.
     const handle: HandleSseStream = (stream, options, isReconnectable) => {
       if (stream) void this.readSseStream(stream, options, isReconnectable);
     };
     (this as unknown as { _handleSseStream: HandleSseStream })._handleSseStream = handle;
+  }
+
+  override async send(message: JSONRPCMessage | JSONRPCMessage[], options?: TransportSendOptions): Promise<void> {
+    if (!isJSONRPCRequest(message)) return super.send(message, options);
+    const outer = options?.onresumptiontoken;
+    const tag = (token: string) => outer?.(token);
+    this.streamRequests.set(tag, message.id);
+    return super.send(message, { ...options, onresumptiontoken: tag });
+  }
+
+  /** Answers the stream's request (if it has one) with ConnectionClosed, once. */
+  private failStreamRequest(options: StreamOptions, reason: string): void {
+    const tag = options.onresumptiontoken;
+    const id = tag ? this.streamRequests.get(tag) : undefined;
+    if (id === undefined || !tag) return;
+    this.streamRequests.delete(tag);
+    this.onmessage?.({ jsonrpc: "2.0", id, error: { code: ErrorCode.ConnectionClosed, message: reason } });
   }
 
   private async readSseStream(stream: ReadableStream<Uint8Array>, options: StreamOptions, isReconnectable: boolean): Promise<void> {
@@ -50,9 +85,9 @@ export class WorkerStreamableHTTPClientTransport extends StreamableHTTPClientTra
 
     const reconnectIfNeeded = () => {
       const controller = internals._abortController;
-      if (resumable && !receivedResponse && controller && !controller.signal.aborted) {
-        internals._scheduleReconnection({ resumptionToken: lastEventId, onresumptiontoken, replayMessageId }, 0);
-      }
+      if (receivedResponse || !controller || controller.signal.aborted) return;
+      if (resumable) internals._scheduleReconnection({ resumptionToken: lastEventId, onresumptiontoken, replayMessageId }, 0);
+      else this.failStreamRequest(options, "the server closed the response stream before answering");
     };
 
     try {
@@ -75,6 +110,7 @@ export class WorkerStreamableHTTPClientTransport extends StreamableHTTPClientTra
             this.onerror?.(error instanceof Error ? error : new Error(String(error)));
             continue;
           }
+          if (isJSONRPCErrorResponse(message)) receivedResponse = true;
           if (isJSONRPCResultResponse(message)) {
             receivedResponse = true;
             if (replayMessageId !== undefined) message.id = replayMessageId;

@@ -14,7 +14,7 @@ import { oauthCallback, oauthClientMetadata } from "./http/oauth-routes.js";
 import { CALLBACK_PATH, CLIENT_METADATA_PATH } from "./core/oauth/client-metadata.js";
 import { openApiDocument } from "./api/openapi.js";
 import { BridgeConnectQuery, type OpenApiDocument } from "./api/schemas.js";
-import { McpEdgeError } from "./core/errors.js";
+import { McpEdgeError, messageOf } from "./core/errors.js";
 import { bodyTooLarge, MAX_REQUEST_BODY_BYTES } from "./core/limits.js";
 import { BRIDGE_ID_HEADER } from "../durable-objects/bridge-hub.js";
 import { registerAuthorize } from "./auth/authorize.js";
@@ -86,6 +86,16 @@ export function createRouter() {
   return app;
 }
 
+/**
+ * The session's object failed under a request (it was evicted or restarted mid-call, or is
+ * overloaded): the request is lost, the session's state is not, so the caller may retry.
+ */
+function sessionInterrupted(error: unknown): McpEdgeError {
+  if (McpEdgeError.is(error)) return error;
+  console.warn("session object interrupted a request:", messageOf(error).slice(0, 200));
+  return new McpEdgeError("sessionUnavailable", "the session was interrupted while answering (its object restarted); its state is kept, retry the request");
+}
+
 export function createApp() {
   const router = createRouter();
   return {
@@ -109,7 +119,7 @@ export function createApp() {
         copy.headers.delete(SESSION_ID_HEADER);
         request = copy;
       }
-      return forward(env, id!, request, url, rest, principal).catch((error: unknown) => errorResponse(error));
+      return forward(env, id!, request, url, rest, principal).catch((error: unknown) => errorResponse(sessionInterrupted(error)));
     },
   };
 }

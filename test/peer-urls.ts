@@ -8,6 +8,9 @@ export interface PeerUrls {
   oauthRefresh: string;
   refused: string;
   control: string;
+  /** Copies of server-everything and the fixture that only the fault tests stop, pause and restart (control names `faultEverything`, `faultFixture`). */
+  faultEverything: string;
+  faultFixture: string;
   /** OpenAI-compatible model server (`…/v1`); behaviour chosen by model id. */
   model: string;
 }

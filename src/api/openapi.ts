@@ -24,7 +24,7 @@ const STATUS_TEXT: Record<number, string> = {
   499: "Cancelled: the caller went away",
   500: "Internal error",
   502: "Upstream server unavailable or failing, or its result over the size cap (serverUnavailable, upstreamError, resultTooLarge)",
-  503: "Not configured on this deployment (authNotConfigured: no API authentication; notConfigured: e.g. no CREDENTIALS_KEY for OAuth credentials)",
+  503: "Not configured on this deployment (authNotConfigured: no API authentication; notConfigured: e.g. no CREDENTIALS_KEY for OAuth credentials), or the session was interrupted mid-request (sessionUnavailable; its state is kept, retry)",
   504: "Upstream timeout",
 };
 

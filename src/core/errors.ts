@@ -22,6 +22,8 @@ export const ErrorCodes = {
   timeout: 504,
   /** A feature the deployment is not configured for (e.g. no CREDENTIALS_KEY). */
   notConfigured: 503,
+  /** The session's object was interrupted mid-request (restarted or overloaded); its state is kept, a retry works. */
+  sessionUnavailable: 503,
   cancelled: 499,
   internal: 500,
   authNotConfigured: 503,

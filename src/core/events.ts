@@ -45,6 +45,15 @@ export class EventLog {
   }
 
   /**
+   * Numbers the next event after `lastId` (never backwards): a log rebuilt after an
+   * eviction continues the old numbering, so a client's Last-Event-ID from before still
+   * means "after this", and what was lost with the old ring shows as a gap.
+   */
+  continueAfter(lastId: number): void {
+    if (lastId >= this.next) this.next = lastId + 1;
+  }
+
+  /**
    * Events after `lastId` (all of them for undefined). If some of those are gone, the
    * answer starts with a `gap` event saying how many were missed.
    */

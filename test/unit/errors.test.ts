@@ -30,6 +30,7 @@ describe("McpEdgeError", () => {
       upstreamError: 502,
       timeout: 504,
       notConfigured: 503,
+      sessionUnavailable: 503,
       cancelled: 499,
       internal: 500,
       authNotConfigured: 503,

@@ -18,6 +18,20 @@ describe("EventLog", () => {
     expect(events.slice(1).map((e) => e.id)).toEqual([8, 9, 10]);
   });
 
+  // Regression: a log rebuilt after an eviction numbered from 1 again, so a subscriber
+  // resuming with its old Last-Event-ID silently skipped every new event up to that id.
+  it("ids restart after eviction: continueAfter keeps numbering and reports what the lost ring held as a gap", () => {
+    const log = new EventLog();
+    log.continueAfter(8);
+    log.continueAfter(3); // never backwards
+    expect(log.append("tool.started", {}).id).toBe(9);
+    log.append("tool.finished", {});
+    const resumed = log.since(5);
+    expect(resumed.map((e) => [e.id, e.type])).toEqual([[8, "gap"], [9, "tool.started"], [10, "tool.finished"]]);
+    expect(resumed[0]!.data).toEqual({ missed: 3 });
+    expect(log.since(8).map((e) => e.id)).toEqual([9, 10]);
+  });
+
   it("formats Server-Sent Events", () => {
     const event = new EventLog().append("server.status", { server: "s", status: "connected" }, 0);
     expect(formatSse(event)).toBe(`id: 1\nevent: server.status\ndata: {"server":"s","status":"connected","at":"1970-01-01T00:00:00.000Z"}\n\n`);
