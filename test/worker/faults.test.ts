@@ -9,7 +9,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createSseParser, type SseEvent } from "../../src/core/sse-parser.js";
 import { newSessionId } from "../../src/http/ids.js";
-import { SESSION_ID_HEADER } from "../../durable-objects/session-routes.js";
+import { PRINCIPAL_HEADER, SESSION_ID_HEADER } from "../../durable-objects/session-routes.js";
 import { eventually } from "../support/eventually.js";
 import { api, createSession, peers, remote } from "./helpers.js";
 
@@ -263,7 +263,7 @@ describe("KV unavailable or slow (the catalog cache is an optimisation, never a 
       const id = newSessionId();
       await breakCatalogBinding(id, kv);
       const created = await env.SESSIONS.getByName(id).fetch(
-        new Request("https://session/", { method: "POST", headers: { "content-type": "application/json", [SESSION_ID_HEADER]: id }, body: JSON.stringify({ servers: { fixture: remote(peers.faultFixture) } }) }),
+        new Request("https://session/", { method: "POST", headers: { "content-type": "application/json", [SESSION_ID_HEADER]: id, [PRINCIPAL_HEADER]: "local" }, body: JSON.stringify({ servers: { fixture: remote(peers.faultFixture) } }) }),
       );
       expect(created.status).toBe(201);
       const before = await toolNames(id);
