@@ -190,6 +190,37 @@ export async function startWorkers(upstreamUrl, { entry = "direct", inspectorPor
   };
 }
 
+/**
+ * The gateway alone on workerd, on its own loopback socket straight into the Worker (as
+ * startWorkers serves it). `bindings` are added to gatewayWorker's, e.g. BRIDGE_TOKENS.
+ */
+export async function startGateway(bindings = {}) {
+  const [entryPort, gatewayPort] = [await freePort(), await freePort()];
+  const base = gatewayWorker();
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      host: "127.0.0.1",
+      port: entryPort,
+      workers: [gatewayWorker({ unsafeDirectSockets: [{ host: "127.0.0.1", port: gatewayPort }], bindings: { ...base.bindings, ...bindings } })],
+    }),
+  );
+  await ready(mf);
+  return { url: `http://127.0.0.1:${gatewayPort}`, dispose: () => mf.dispose() };
+}
+
+/** Waits until the gateway lists bridge `id` offering every server of `servers`. */
+export async function bridgeListed(gatewayUrl, id, servers, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${gatewayUrl}/v1/bridges`, { signal: AbortSignal.timeout(5000) });
+    const body = await res.json();
+    const offered = body.bridges?.find((b) => b.id === id)?.servers?.map((s) => s.name) ?? [];
+    if (servers.every((name) => offered.includes(name))) return;
+    if (Date.now() > deadline) throw new Error(`bridge ${id} is not listed with ${servers.join(", ")} after ${timeoutMs} ms: ${JSON.stringify(body).slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 // ── HTTP and MCP over raw fetch ────────────────────────────────────────────
 
 /** Reads a JSON-RPC answer from a JSON or SSE body; consumes the whole body. */
