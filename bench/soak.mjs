@@ -28,7 +28,10 @@
  *
  * Measured: calls/s, latency by server and operation, every failure (grouped), the resident
  * memory (/proc VmRSS) of the bridge process and of the gateway's workerd process every
- * SOAK_SAMPLE_S seconds with a least-squares slope over the load, the bridge's child
+ * SOAK_SAMPLE_S seconds with a least-squares slope over the load (workerd's RSS climbs
+ * towards a plateau under any load, the pass-through floor's too: bench/floor-rss.mjs), the
+ * gateway isolate's live JS heap after a forced GC (V8 inspector) after setup and at the
+ * end of the load, the bridge's child
  * processes during the load, after the sessions are deleted and after the bridge is
  * stopped (every child it ever ran, by pid and start time), and the sessions deleted (each
  * then answers 404; our echo server says its upstream sessions were closed too).
@@ -50,7 +53,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { bridgeListed, cleanupStack, COMPAT, freePort, GATEWAY_SCRIPT, intEnv, printTable, root, startEverything, startGateway, waitForPort } from "./lib.mjs";
+import { bridgeListed, cleanupStack, COMPAT, freePort, GATEWAY_SCRIPT, inspector, intEnv, printTable, root, startEverything, startGateway, waitForPort } from "./lib.mjs";
 import { descendants, rssMiB, stillAlive, startPeer, whileAlive } from "./processes.mjs";
 import { errorBook, figures, latencyBook, readEvents, slope } from "./soak-lib.mjs";
 
@@ -275,8 +278,21 @@ async function main() {
     teardown.add(() => everything.stop());
     const echo = await startEchoServer();
     teardown.add(() => echo.peer.stop());
-    const gateway = await startGateway({ BRIDGE_TOKENS: `local:${BRIDGE_TOKEN}` });
+    const inspectorPort = await freePort();
+    const gateway = await startGateway({ BRIDGE_TOKENS: `local:${BRIDGE_TOKEN}` }, { inspectorPort });
     teardown.add(() => gateway.dispose());
+    // The gateway's isolate (the Worker and its Durable Objects), for its live JS heap after a forced GC.
+    const cdp = await inspector(`ws://127.0.0.1:${inspectorPort}/core:user:mcp-edge`);
+    teardown.add(async () => cdp.close());
+    const liveHeapMiB = async () => {
+      try {
+        await cdp.send("HeapProfiler.collectGarbage", {}, 15_000);
+        return (await cdp.send("Runtime.getHeapUsage", {}, 15_000)).usedSize / 2 ** 20;
+      } catch (error) {
+        console.warn(`  (no heap figure: ${error.message})`);
+        return undefined;
+      }
+    };
     const workerd = descendants(process.pid).filter((p) => p.comm === "workerd");
     if (workerd.length !== 1) throw new Error(`expected one workerd process, found ${workerd.length}`);
     const bridge = startBridge(gateway.url, config);
@@ -352,6 +368,7 @@ async function main() {
     report.setup = { sessions: sessions.length, seconds: setupS, toolsPerSession: toolCount, bridgeChildren: bridgeChildren().length };
     console.log(`  ${sessions.length} sessions in ${setupS.toFixed(1)} s, ${toolCount} tools each, ${report.setup.bridgeChildren} bridged children`);
     sample("sessions created");
+    const heapAfterSetup = await liveHeapMiB();
 
     // ── Event readers ──
     const readers = new AbortController();
@@ -469,6 +486,7 @@ async function main() {
     const [fastS, longS] = await Promise.all([fastLoad, longLoad]);
     phase = "after load";
     const afterLoad = sample("end of load");
+    const heapAfterLoad = await liveHeapMiB();
     const loadS = Math.max(fastS, longS);
     report.load = {
       seconds: fastS,
@@ -572,6 +590,7 @@ async function main() {
     const trend = (key) => {
       const pts = loadSamples.filter((s) => s[key] !== undefined).map((s) => ({ x: s.atS / 60, y: s[key] }));
       const perMin = slope(pts);
+      const lateHalf = slope(pts.slice(Math.floor(pts.length / 2)));
       const mean = pts.reduce((a, p) => a + p.y, 0) / pts.length;
       const first = samples.find((s) => s.phase === "start")?.[key];
       return {
@@ -582,9 +601,14 @@ async function main() {
         peakMiB: Math.max(...samples.map((s) => s[key] ?? 0)),
         slopeMiBPerMinDuringLoad: perMin,
         slopePercentOfMeanPerMin: perMin === undefined ? undefined : (100 * perMin) / mean,
+        slopeMiBPerMinSecondHalfOfLoad: lateHalf,
       };
     };
-    report.memory = { bridge: trend("bridgeMiB"), gateway: trend("gatewayMiB"), samples };
+    report.memory = {
+      bridge: trend("bridgeMiB"),
+      gateway: { ...trend("gatewayMiB"), liveJsHeapMiB: { afterSetup: heapAfterSetup, endOfLoad: heapAfterLoad } },
+      samples,
+    };
     report.errors = { total: errors.total, groups: errors.list() };
     report.overrun = overrun;
 
@@ -600,13 +624,14 @@ async function main() {
     }
     const names = Object.keys(table).filter((n) => table[n][`c${CONCURRENCY}`].count);
     printTable(table, names, [CONCURRENCY]);
-    console.log(`\nmemory (RSS MiB)   start  setup  load-end  deleted  peak  slope during load`);
+    console.log(`\nmemory (RSS MiB)   start  setup  load-end  deleted  peak  slope during load (its second half)`);
     for (const [label, m] of [["bridge process", report.memory.bridge], ["gateway (workerd)", report.memory.gateway]]) {
       console.log(
         `${label.padEnd(18)}${fmt(m.startMiB).padStart(6)}${fmt(m.afterSetupMiB).padStart(7)}${fmt(m.endOfLoadMiB).padStart(10)}${fmt(m.afterDeleteMiB).padStart(9)}${fmt(m.peakMiB).padStart(6)}` +
-          `  ${fmt(m.slopeMiBPerMinDuringLoad, 2)} MiB/min (${fmt(m.slopePercentOfMeanPerMin, 2)}% of the mean per minute)`,
+          `  ${fmt(m.slopeMiBPerMinDuringLoad, 2)} MiB/min = ${fmt(m.slopePercentOfMeanPerMin, 2)}% of the mean per minute (${fmt(m.slopeMiBPerMinSecondHalfOfLoad, 2)} MiB/min)`,
       );
     }
+    console.log(`gateway live JS heap after a forced GC: ${fmt(heapAfterSetup)} MiB after setup, ${fmt(heapAfterLoad)} MiB at the end of the load`);
     console.log(`samples (s: bridge / gateway MiB, children): ${samples.map((s) => `${s.atS}: ${fmt(s.bridgeMiB, 0)}/${fmt(s.gatewayMiB, 0)}, ${s.bridgeChildren}`).join("; ")}`);
     console.log(
       `\nlong calls: ${report.long.ok}/${report.long.calls} completed (${longResults.map((r) => `${r.server} ${r.duration} s${r.ok ? "" : " FAILED"}`).join(", ")}); ` +
