@@ -51,7 +51,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:f
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { bridgeListed, cleanupStack, COMPAT, freePort, GATEWAY_SCRIPT, inspector, intEnv, printTable, root, startEverything, startGateway, waitForPort } from "./lib.mjs";
 import { descendants, rssMiB, stillAlive, startPeer, whileAlive } from "./processes.mjs";
@@ -210,6 +210,10 @@ async function main() {
   const teardown = cleanupStack();
   const run = new AbortController();
   const t0 = performance.now();
+  const wallStart = Date.now();
+  // This process is the load generator and the event readers: its own stalls show up as late events.
+  const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+  loopDelay.enable();
   const now = () => (performance.now() - t0) / 1000;
   let overrun = false;
   const deadline = setTimeout(() => {
@@ -559,7 +563,15 @@ async function main() {
         .filter(([, c]) => c.name?.endsWith(`_${LONG_TOOL}`))
         .map(([callId, c]) => {
           const gaps = c.atMs.slice(1).map((t, j) => t - c.atMs[j]);
-          return { session, callId, name: c.name, progressEvents: c.progress, maxProgressGapS: gaps.length ? Math.max(...gaps) / 1000 : undefined, finished: c.finished };
+          return {
+            session,
+            callId,
+            name: c.name,
+            progressEvents: c.progress,
+            maxProgressGapS: gaps.length ? Math.max(...gaps) / 1000 : undefined,
+            progressAtS: c.atMs.map((t) => Number(((t - wallStart) / 1000).toFixed(2))),
+            finished: c.finished,
+          };
         }),
     );
     const fastOverlapS = (r) => Math.max(0, Math.min(r.startedAtS + r.seconds, fastS + (loadStarted - t0) / 1000) - Math.max(r.startedAtS, (loadStarted - t0) / 1000));
@@ -609,6 +621,8 @@ async function main() {
       gateway: { ...trend("gatewayMiB"), liveJsHeapMiB: { afterSetup: heapAfterSetup, endOfLoad: heapAfterLoad } },
       samples,
     };
+    loopDelay.disable();
+    report.loadGeneratorEventLoopDelayMs = { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
     report.errors = { total: errors.total, groups: errors.list() };
     report.overrun = overrun;
 
@@ -637,7 +651,8 @@ async function main() {
       `\nlong calls: ${report.long.ok}/${report.long.calls} completed (${longResults.map((r) => `${r.server} ${r.duration} s${r.ok ? "" : " FAILED"}`).join(", ")}); ` +
         `on the event streams ${longSeen.filter((c) => c.finished && !c.finished.isError).length}/${longSeen.length} finished ok, ` +
         `progress events per call ${Math.min(...longSeen.map((c) => c.progressEvents))}–${Math.max(...longSeen.map((c) => c.progressEvents))}, ` +
-        `longest gap between progress ${fmt(Math.max(...longSeen.map((c) => c.maxProgressGapS ?? 0)), 1)} s (request timeout ${REQUEST_TIMEOUT_MS / 1000} s)`,
+        `longest gap between progress ${fmt(Math.max(...longSeen.map((c) => c.maxProgressGapS ?? 0)), 1)} s as the readers saw them (request timeout ${REQUEST_TIMEOUT_MS / 1000} s; ` +
+        `this process's event loop stalled up to ${fmt(report.loadGeneratorEventLoopDelayMs.max / 1000, 1)} s)`,
     );
     console.log(
       `event readers: ${report.events.map((e) => `${e.events} events${e.missedInGaps ? ` (${e.missedInGaps} in gaps)` : ""}${e.outOfOrder ? ` ${e.outOfOrder} OUT OF ORDER` : ""}${e.endedWithSession ? "" : " (did not end with its session)"}`).join("; ")}`,
