@@ -39,7 +39,6 @@
  *   BENCH_GATEWAY_SCRIPT (the gateway bundle; default dist/index.js)
  *   PEER_LOGS=1 (show the bridge's, supergateway's and the servers' output)
  */
-import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
@@ -47,13 +46,12 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import {
+  bridgeListed,
   COMPAT,
   freePort,
   GATEWAY_SCRIPT,
   gatewaySessionClient,
-  gatewayWorker,
   mcpClient,
   PROTOCOL_VERSION,
   root,
@@ -64,7 +62,9 @@ import {
   intEnv,
   printTable,
   cleanupStack,
+  startGateway,
 } from "./lib.mjs";
+import { CLK_TCK, descendants, killKnown, procStat, startPeer, whileAlive } from "./processes.mjs";
 
 const RESULTS = `${root}bench/results/bridge.json`;
 const EVERYTHING = `${root}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
@@ -93,131 +93,6 @@ const HIGH = Math.max(...CONCURRENCY);
 /** Result keys and how the table names them. */
 const LABELS = { direct: "direct", gatewayBridge: "gateway+bridge", supergateway: "supergateway" };
 
-
-// ── Child processes (and everything they start) ────────────────────────────
-
-/** Clock ticks per second of /proc's CPU times. */
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/**
- * Linux: a process's name, parent, start time and CPU time so far (ms, user + system)
- * from /proc, or undefined once it is gone.
- */
-function procStat(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name may hold spaces and parentheses: the fields start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-    return { comm, ppid: Number(fields[1]), start: fields[19], cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Every live descendant of `pid` with its name and start time (to never signal a reused pid). */
-function descendants(pid) {
-  let pids;
-  try {
-    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
-  } catch {
-    return []; // no /proc: the peers' own shutdown has to do
-  }
-  const children = new Map();
-  for (const name of pids) {
-    const stat = procStat(name);
-    if (!stat) continue;
-    const list = children.get(stat.ppid) ?? [];
-    list.push({ pid: Number(name), start: stat.start, comm: stat.comm });
-    children.set(stat.ppid, list);
-  }
-  const out = [];
-  const queue = [pid];
-  while (queue.length) {
-    for (const child of children.get(queue.shift()) ?? []) {
-      out.push(child);
-      queue.push(child.pid);
-    }
-  }
-  return out;
-}
-
-function killKnown(procs, signal) {
-  for (const { pid, start } of procs) {
-    if (procStat(pid)?.start !== start) continue;
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // already gone
-    }
-  }
-}
-
-/**
- * Spawns a peer process. Its output is kept (the last 8 KB, for error messages) or shown
- * with PEER_LOGS. stop(): SIGTERM (its own orderly shutdown), SIGKILL after 4 s, then
- * SIGKILL for anything it had started that outlived it; also done synchronously if this
- * process exits first.
- */
-function startPeer(name, command, args, { env = process.env } = {}) {
-  const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
-  let tail = "";
-  const keep = (chunk) => {
-    if (PEER_LOGS) process.stderr.write(`[${name}] ${chunk}`);
-    tail = (tail + chunk).slice(-8192);
-  };
-  child.stdout.setEncoding("utf8").on("data", keep);
-  child.stderr.setEncoding("utf8").on("data", keep);
-  child.once("error", (error) => keep(`spawn failed: ${error.message}\n`));
-  const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  const gone = () => child.exitCode !== null || child.signalCode !== null;
-  let known = [];
-  const killAll = () => {
-    known = [...known, ...descendants(child.pid)];
-    if (!gone()) child.kill("SIGKILL");
-    killKnown(known, "SIGKILL");
-  };
-  process.once("exit", killAll);
-  let stopping;
-  return {
-    name,
-    child,
-    exited,
-    log: () => tail.trim(),
-    stop: () =>
-      (stopping ??= (async () => {
-        known = descendants(child.pid);
-        if (!gone()) {
-          child.kill("SIGTERM");
-          const timer = setTimeout(() => {
-            known = [...known, ...descendants(child.pid)];
-            child.kill("SIGKILL");
-          }, 4000);
-          await exited;
-          clearTimeout(timer);
-        }
-        // What it started and did not end itself (it had up to 4 s to).
-        await new Promise((r) => setTimeout(r, 200));
-        killKnown(known, "SIGKILL");
-        process.removeListener("exit", killAll);
-      })()),
-  };
-}
-
-/** Rejects when the peer exits before `ready` settles, with the end of its output. */
-async function whileAlive(peer, ready) {
-  const died = peer.exited.then(({ code, signal }) => {
-    throw new Error(`${peer.name} exited (${signal ?? `code ${code}`}) while starting${peer.log() ? `:\n${peer.log()}` : ""}`);
-  });
-  died.catch(() => undefined);
-  return Promise.race([ready, died]);
-}
 
 // ── The three paths ────────────────────────────────────────────────────────
 
@@ -252,46 +127,10 @@ async function directClient() {
   };
 }
 
-/** The built Worker on workerd, on its own loopback socket (as tools-call.mjs serves it). */
-async function startGateway() {
-  const [entryPort, gatewayPort] = [await freePort(), await freePort()];
-  const base = gatewayWorker();
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({
-      host: "127.0.0.1",
-      port: entryPort,
-      workers: [
-        gatewayWorker({
-          unsafeDirectSockets: [{ host: "127.0.0.1", port: gatewayPort }],
-          bindings: { ...base.bindings, BRIDGE_TOKENS: `local:${BRIDGE_TOKEN}` },
-        }),
-      ],
-    }),
-  );
-  try {
-    await mf.ready;
-  } catch (error) {
-    await mf.dispose().catch(() => undefined);
-    throw error;
-  }
-  return { url: `http://127.0.0.1:${gatewayPort}`, dispose: () => mf.dispose() };
-}
-
 function startBridge(gatewayUrl, config) {
   return startPeer("bridge", process.execPath, [BRIDGE_CLI, "--gateway", gatewayUrl, "--config", config, "--id", BRIDGE_ID], {
     env: { ...process.env, MCP_EDGE_BRIDGE_TOKEN: BRIDGE_TOKEN },
   });
-}
-
-async function bridgeListed(gatewayUrl, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await fetch(`${gatewayUrl}/v1/bridges`, { signal: AbortSignal.timeout(5000) });
-    const body = await res.json();
-    if (body.bridges?.some((b) => b.id === BRIDGE_ID && b.servers?.some((s) => s.name === "everything"))) return;
-    if (Date.now() > deadline) throw new Error(`the bridge is not listed after ${timeoutMs} ms: ${JSON.stringify(body).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function startSupergateway() {
@@ -453,11 +292,11 @@ async function main() {
     const config = join(work, "bridge.json");
     writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }));
 
-    const gateway = await startGateway();
+    const gateway = await startGateway({ BRIDGE_TOKENS: `local:${BRIDGE_TOKEN}` });
     cleanups.push(() => gateway.dispose());
     const bridge = startBridge(gateway.url, config);
     cleanups.push(() => bridge.stop());
-    await whileAlive(bridge, bridgeListed(gateway.url));
+    await whileAlive(bridge, bridgeListed(gateway.url, BRIDGE_ID, ["everything"]));
     const supergateway = await startSupergateway();
     cleanups.push(() => supergateway.peer.stop());
 

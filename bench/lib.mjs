@@ -210,6 +210,79 @@ export async function startWorkers(upstreamUrl, { entry = "direct", inspectorPor
   };
 }
 
+/**
+ * The gateway alone on workerd, on its own loopback socket straight into the Worker (as
+ * startWorkers serves it). `bindings` are added to gatewayWorker's, e.g. BRIDGE_TOKENS;
+ * with `inspectorPort`, the V8 inspector listens there (see `inspector`).
+ */
+export async function startGateway(bindings = {}, { inspectorPort } = {}) {
+  const [entryPort, gatewayPort] = [await freePort(), await freePort()];
+  const base = gatewayWorker();
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      host: "127.0.0.1",
+      port: entryPort,
+      ...(inspectorPort ? { inspectorPort } : {}),
+      workers: [gatewayWorker({ unsafeDirectSockets: [{ host: "127.0.0.1", port: gatewayPort }], bindings: { ...base.bindings, ...bindings } })],
+    }),
+  );
+  await ready(mf);
+  return { url: `http://127.0.0.1:${gatewayPort}`, dispose: () => mf.dispose() };
+}
+
+/** Waits until the gateway lists bridge `id` offering every server of `servers`. */
+export async function bridgeListed(gatewayUrl, id, servers, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${gatewayUrl}/v1/bridges`, { signal: AbortSignal.timeout(5000) });
+    const body = await res.json();
+    const offered = body.bridges?.find((b) => b.id === id)?.servers?.map((s) => s.name) ?? [];
+    if (servers.every((name) => offered.includes(name))) return;
+    if (Date.now() > deadline) throw new Error(`bridge ${id} is not listed with ${servers.join(", ")} after ${timeoutMs} ms: ${JSON.stringify(body).slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * A minimal Chrome DevTools Protocol client over the global WebSocket, e.g. for the
+ * gateway's isolate: `ws://127.0.0.1:<inspectorPort>/core:user:mcp-edge`.
+ */
+export async function inspector(url) {
+  const ws = new WebSocket(url);
+  await new Promise((resolve, reject) => {
+    ws.addEventListener("open", resolve, { once: true });
+    ws.addEventListener("error", () => reject(new Error(`cannot open ${url}`)), { once: true });
+  });
+  let nextId = 1;
+  const pending = new Map();
+  ws.addEventListener("message", (event) => {
+    const message = JSON.parse(String(event.data));
+    const waiter = message.id !== undefined ? pending.get(message.id) : undefined;
+    if (!waiter) return;
+    pending.delete(message.id);
+    if (message.error) waiter.reject(new Error(`${waiter.method}: ${message.error.message}`));
+    else waiter.resolve(message.result);
+  });
+  return {
+    send(method, params = {}, timeoutMs = 60_000) {
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          pending.delete(id);
+          reject(new Error(`${method}: no answer`));
+        }, timeoutMs);
+        pending.set(id, {
+          method,
+          resolve: (v) => (clearTimeout(timer), resolve(v)),
+          reject: (e) => (clearTimeout(timer), reject(e)),
+        });
+        ws.send(JSON.stringify({ id, method, params }));
+      });
+    },
+    close: () => ws.close(),
+  };
+}
+
 // ── HTTP and MCP over raw fetch ────────────────────────────────────────────
 
 /** Reads a JSON-RPC answer from a JSON or SSE body; consumes the whole body. */

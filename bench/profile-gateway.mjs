@@ -11,50 +11,13 @@
  * PROFILE_WARMUP (2000), PROFILE_CONCURRENCY (1), PROFILE_TOP (30).
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { freePort, GATEWAY_SCRIPT, gatewayClient, root, runCalls, startEverything, startWorkers, summarize } from "./lib.mjs";
+import { freePort, GATEWAY_SCRIPT, gatewayClient, inspector, root, runCalls, startEverything, startWorkers, summarize } from "./lib.mjs";
 
 const CALLS = Number(process.env.PROFILE_CALLS ?? 3000);
 const WARMUP = Number(process.env.PROFILE_WARMUP ?? 2000);
 const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? 1);
 const TOP = Number(process.env.PROFILE_TOP ?? 30);
 const OUT = `${root}bench/results/gateway.cpuprofile`;
-
-/** A minimal Chrome DevTools Protocol client over the global WebSocket. */
-async function inspector(url) {
-  const ws = new WebSocket(url);
-  await new Promise((resolve, reject) => {
-    ws.addEventListener("open", resolve, { once: true });
-    ws.addEventListener("error", () => reject(new Error(`cannot open ${url}`)), { once: true });
-  });
-  let nextId = 1;
-  const pending = new Map();
-  ws.addEventListener("message", (event) => {
-    const message = JSON.parse(String(event.data));
-    const waiter = message.id !== undefined ? pending.get(message.id) : undefined;
-    if (!waiter) return;
-    pending.delete(message.id);
-    if (message.error) waiter.reject(new Error(`${waiter.method}: ${message.error.message}`));
-    else waiter.resolve(message.result);
-  });
-  return {
-    send(method, params = {}) {
-      const id = nextId++;
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          pending.delete(id);
-          reject(new Error(`${method}: no answer`));
-        }, 60_000);
-        pending.set(id, {
-          method,
-          resolve: (v) => (clearTimeout(timer), resolve(v)),
-          reject: (e) => (clearTimeout(timer), reject(e)),
-        });
-        ws.send(JSON.stringify({ id, method, params }));
-      });
-    },
-    close: () => ws.close(),
-  };
-}
 
 /** Maps a bundle line to the module esbuild placed there (`// node_modules/x/...` markers). */
 async function moduleMap() {

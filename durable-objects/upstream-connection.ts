@@ -56,6 +56,9 @@ import { WorkerStreamableHTTPClientTransport } from "./streamable-http-transport
 
 export const CLIENT_INFO = { name: "mcp-edge", version: "0.1.0" } as const;
 
+/** Longest wait for the server to answer the DELETE that ends its session when we close (capped by the request timeout). */
+export const SESSION_TERMINATE_TIMEOUT_MS = 5_000;
+
 /** What survives eviction, so a connection can be resumed without a new initialize. */
 export interface ResumeInfo {
   transport: "streamable-http" | "sse";
@@ -227,13 +230,15 @@ export class UpstreamConnection {
     await transport.send(message);
   }
 
+  /** Ends the upstream session too: connecting again initializes a fresh one. */
   async disable(): Promise<void> {
-    await this.dropClient();
+    await this.dropClient({ terminate: true });
     this.transition(ConnectionState.disabled);
   }
 
+  /** Final: ends the upstream session (DELETE, bounded) so the server can free it, then the client. */
   async close(): Promise<void> {
-    await this.dropClient();
+    await this.dropClient({ terminate: true });
     this.transition(ConnectionState.closed);
   }
 
@@ -461,20 +466,31 @@ export class UpstreamConnection {
     };
   }
 
-  private async dropClient(): Promise<void> {
+  /**
+   * Forgets the client. `terminate` (close, disable: we are done with that session) ends
+   * the upstream session too; a reconnect keeps it, the server may still resume it.
+   */
+  private async dropClient({ terminate = false }: { terminate?: boolean } = {}): Promise<void> {
     const client = this.client;
     const transport = this.transport;
     this.client = undefined;
     this.transport = undefined;
     if (!client) return;
     try {
-      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId && this.state === ConnectionState.closed) {
-        await transport.terminateSession().catch(() => undefined);
-      }
+      if (terminate && transport instanceof StreamableHTTPClientTransport && transport.sessionId) await this.terminateUpstreamSession(transport);
       await client.close();
     } catch {
       // Closing a dead connection may throw; it is gone either way.
     }
+  }
+
+  /** DELETE on the upstream session; a server that does not answer must not hold up closing (client.close() aborts it). */
+  private async terminateUpstreamSession(transport: StreamableHTTPClientTransport): Promise<void> {
+    let timer: number | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.min(this.timeouts.request, SESSION_TERMINATE_TIMEOUT_MS)) as unknown as number;
+    });
+    await Promise.race([transport.terminateSession().catch(() => undefined), bound]).finally(() => clearTimeout(timer ?? null));
   }
 
   async refreshTools(): Promise<void> {
