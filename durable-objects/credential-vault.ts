@@ -140,7 +140,9 @@ export class CredentialVault extends DurableObject<Env> {
     const record = await this.load(key);
     if (!record?.tokens) return "needs_auth";
     if (record.tokens.access_token !== rejected) return "refreshed";
-    const justRefreshed = Date.now() - (record.lastRefreshAt ?? record.obtainedAt) < REFRESH_COOLDOWN_MS;
+    // Only a refresh counts: a token fresh from the code exchange that the server already
+    // refuses (its clock runs ahead of ours) gets its one refresh too.
+    const justRefreshed = record.lastRefreshAt !== undefined && Date.now() - record.lastRefreshAt < REFRESH_COOLDOWN_MS;
     if (!record.tokens.refresh_token || justRefreshed) {
       await this.dropTokens(key, rejected);
       return "needs_auth";

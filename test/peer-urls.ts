@@ -6,6 +6,8 @@ export interface PeerUrls {
   oauth: string;
   /** OAuth-protected, 2-second access tokens with rotating refresh tokens (test/fixtures/oauth-refresh-server.mjs). */
   oauthRefresh: string;
+  /** The refresh fixture with hour-long access tokens (clock skew). */
+  oauthSkew: string;
   refused: string;
   control: string;
   /** Copies of server-everything and the fixture that only the fault tests stop, pause and restart (control names `faultEverything`, `faultFixture`). */

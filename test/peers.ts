@@ -94,13 +94,15 @@ export interface Peers {
 }
 
 export async function startPeers(): Promise<Peers> {
-  const [everything, everythingSse, fixture, oauth, oauthAuth, refused, control, oauthRefresh, faultEverything, faultFixture] = await Promise.all(Array.from({ length: 10 }, freePort));
+  const [everything, everythingSse, fixture, oauth, oauthAuth, refused, control, oauthRefresh, faultEverything, faultFixture, oauthSkew] = await Promise.all(Array.from({ length: 11 }, freePort));
   const peers: Record<string, Peer> = {
     everything: new Peer({ args: [EVERYTHING, "streamableHttp"], env: { PORT: String(everything) }, ports: [everything!] }),
     everythingSse: new Peer({ args: [EVERYTHING, "sse"], env: { PORT: String(everythingSse) }, ports: [everythingSse!] }),
     fixture: new Peer({ args: [FIXTURE], env: { PORT: String(fixture) }, ports: [fixture!] }),
     oauth: new Peer({ args: [OAUTH_EXAMPLE, "--oauth"], env: { MCP_PORT: String(oauth), MCP_AUTH_PORT: String(oauthAuth) }, ports: [oauth!, oauthAuth!] }),
     oauthRefresh: new Peer({ args: [OAUTH_REFRESH], env: { PORT: String(oauthRefresh) }, ports: [oauthRefresh!] }),
+    // The same server with hour-long tokens: the clock-skew test expires them on the server side only.
+    oauthSkew: new Peer({ args: [OAUTH_REFRESH], env: { PORT: String(oauthSkew), TOKEN_TTL_S: "3600" }, ports: [oauthSkew!] }),
     // Copies that only the fault tests kill, pause and restart, so other test files never see it.
     faultEverything: new Peer({ args: [EVERYTHING, "streamableHttp"], env: { PORT: String(faultEverything) }, ports: [faultEverything!] }),
     faultFixture: new Peer({ args: [FIXTURE], env: { PORT: String(faultFixture) }, ports: [faultFixture!] }),
@@ -133,6 +135,7 @@ export async function startPeers(): Promise<Peers> {
       fixture: `http://127.0.0.1:${fixture}/mcp`,
       oauth: `http://127.0.0.1:${oauth}/mcp`,
       oauthRefresh: `http://127.0.0.1:${oauthRefresh}/mcp`,
+      oauthSkew: `http://127.0.0.1:${oauthSkew}/mcp`,
       refused: `http://127.0.0.1:${refused}/mcp`,
       control: `http://127.0.0.1:${control}`,
       faultEverything: `http://127.0.0.1:${faultEverything}/mcp`,

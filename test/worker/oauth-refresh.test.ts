@@ -87,6 +87,22 @@ describe("refresh", () => {
     expect((await whoami(session.id)).status).toBe(200);
   });
 
+  it("clock skew: a token the server already counts as expired (our clock says it is good for an hour) is refreshed once and the call goes through", async () => {
+    const skewControl = peers.oauthSkew.replace(/\/mcp$/, "");
+    const skewStats = async (): Promise<Stats> => (await fetch(`${skewControl}/stats`)).json();
+    const session = await createSession({ rt: remote(`${peers.oauthSkew}?case=skew`) });
+    await signIn(session.id, "rt");
+    expect((await whoami(session.id)).status).toBe(200);
+    const before = await skewStats();
+    await fetch(`${skewControl}/expire-access`, { method: "POST" });
+    const call = await whoami(session.id);
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    const after = await skewStats();
+    expect(after.refreshes - before.refreshes).toBe(1);
+    expect(after.refused).toBe(before.refused);
+    expect((await api("GET", `/v1/sessions/${session.id}`)).body.servers.rt.status).toBe("connected");
+  });
+
   // Last: the fixture refuses every access token from here on.
   it("a token the server keeps refusing: needs_auth, at most one refresh, no storm", async () => {
     const session = await createSession({ rt: remote(`${peers.oauthRefresh}?case=refused`) });
