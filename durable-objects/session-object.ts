@@ -17,8 +17,17 @@ export class SessionObject extends Agent<Env> {
     waitUntil: (promise) => this.ctx.waitUntil(promise),
   });
   private readonly routes = ownedSessionRoutes(this.session, { mcpAllowedHosts: parseAllowedHosts(this.env.MCP_ALLOWED_HOSTS) });
+  /**
+   * Whether any WebSocket may be open (hibernated ones included). Listing the Agent's
+   * connections on every event cost 15% of a tool call's latency with nobody listening, so
+   * events skip the broadcast while this is false. Never false while a socket is open:
+   * counted at wake-up, on connect, and (conservatively, the closing one may still count) on close.
+   */
+  private socketsOpen = this.ctx.getWebSockets().length > 0;
+
   /** Events go to every WebSocket subscriber (hibernated sockets included: the Agent lists them). */
   readonly stopBroadcasting = this.session.events.listen((event) => {
+    if (!this.socketsOpen) return;
     const text = JSON.stringify(event);
     for (const connection of this.getConnections()) {
       try {
@@ -35,6 +44,7 @@ export class SessionObject extends Agent<Env> {
    * resumable with `?lastEventId=`. Only the events path takes WebSockets.
    */
   override async onConnect(connection: Connection, ctx: ConnectionContext): Promise<void> {
+    this.socketsOpen = true;
     const url = new URL(ctx.request.url);
     if (url.pathname !== "/events") {
       connection.close(1008, "WebSockets are served on /events only");
@@ -49,6 +59,11 @@ export class SessionObject extends Agent<Env> {
     const raw = url.searchParams.get("lastEventId");
     const lastEventId = raw !== null && /^\d+$/.test(raw) ? Number(raw) : undefined;
     for (const event of this.session.events.since(lastEventId)) connection.send(JSON.stringify(event));
+  }
+
+  override async onClose(connection: Connection, code: number, reason: string, wasClean: boolean): Promise<void> {
+    this.socketsOpen = this.ctx.getWebSockets().length > 0;
+    await super.onClose(connection, code, reason, wasClean);
   }
 
   /** Events are one-way: the Agent's own protocol messages (state, identity) are not sent. */
