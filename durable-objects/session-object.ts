@@ -5,10 +5,10 @@
  */
 import { Agent, type Connection, type ConnectionContext } from "agents";
 import { parseAllowedHosts } from "../src/core/allowed-hosts.js";
-import { messageOf } from "../src/core/errors.js";
+import { McpEdgeError, messageOf } from "../src/core/errors.js";
 import type { Env } from "../src/env.js";
 import { Session, type AuthorizationOutcome } from "./session.js";
-import { ownedSessionRoutes } from "./session-routes.js";
+import { ownedSessionRoutes, PRINCIPAL_HEADER } from "./session-routes.js";
 
 export class SessionObject extends Agent<Env> {
   private readonly session = new Session({
@@ -51,7 +51,11 @@ export class SessionObject extends Agent<Env> {
       return;
     }
     try {
-      await this.session.requireSession();
+      // The upgrade skips the session routes (the Agent takes it first), so ownership is
+      // checked here: another principal's session closes like a missing one.
+      const principal = ctx.request.headers.get(PRINCIPAL_HEADER);
+      if (!principal) throw new McpEdgeError("sessionNotFound", "session not found");
+      await this.session.requireOwnedBy(principal);
     } catch (error) {
       connection.close(4404, messageOf(error).slice(0, 120));
       return;

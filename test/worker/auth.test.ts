@@ -261,6 +261,32 @@ describe("isolation: another principal's session is a 404 on every session route
     expect(still.body.servers.everything.status).toBe("connected");
   });
 
+  it("the event stream's WebSocket is the owner's alone: another principal's upgrade closes with 4404", async () => {
+    const alice = (await signIn(send, ORIGIN, "alice", "alice-password")).access_token;
+    const bob = (await signIn(send, ORIGIN, "bob", "bob-password")).access_token;
+    const id = await newSession(alice);
+    const open = async (token: string | undefined) => {
+      const res = await send(new Request(`${ORIGIN}/v1/sessions/${id}/events`, { headers: { upgrade: "websocket", ...(token ? { authorization: `Bearer ${token}` } : {}) } }));
+      const socket = res.webSocket!;
+      const first = new Promise<{ kind: "message" | "close"; code?: number }>((resolve) => {
+        socket.addEventListener("message", () => resolve({ kind: "message" }));
+        socket.addEventListener("close", (e) => resolve({ kind: "close", code: e.code }));
+      });
+      socket.accept();
+      return { res, socket, first };
+    };
+    for (const token of [bob, undefined]) {
+      const other = await open(token);
+      expect(other.res.status).toBe(101);
+      expect(await other.first).toEqual({ kind: "close", code: 4404 });
+    }
+    // The owner gets the session's events (the backlog holds at least the session's creation).
+    const owner = await open(alice);
+    await call("POST", `/v1/sessions/${id}/turns/01JTURN0000000000000000000/end`, { token: alice, body: { status: "completed" } });
+    expect((await owner.first).kind).toBe("message");
+    owner.socket.close(1000, "done");
+  });
+
   it("a caller cannot name the principal with the internal header", async () => {
     const alice = (await signIn(send, ORIGIN, "alice", "alice-password")).access_token;
     const bob = (await signIn(send, ORIGIN, "bob", "bob-password")).access_token;
