@@ -187,6 +187,19 @@ describe("sampling", () => {
     expect((await approvals(session.id)).body.approvals).toEqual([]);
   });
 
+  it("a server the session never called a tool of gets no approval: its unprompted request is refused at once (-1 no_session)", async () => {
+    const outcomes = peers.fixture.replace(/\/mcp$/, "/eager/outcomes");
+    const read = async () => (await (await fetch(outcomes)).json()) as Array<{ error?: { code: number; message: string; data?: { reason?: string } } }>;
+    const before = (await read()).length;
+    const session = await createSession(
+      { eager: remote(peers.fixture.replace(/\/mcp$/, "/eager/mcp"), { sampling: "ask" }) },
+      { providers: providers(), model: "scripted/echo" },
+    );
+    const answered = await eventually(read, (list) => list.length > before);
+    expect(answered.at(-1)!.error).toMatchObject({ code: -1, data: { reason: "no_session" } });
+    expect((await approvals(session.id)).body.approvals).toEqual([]);
+  });
+
   it("session providers must be valid: a bad provider is a 400 naming the problem", async () => {
     const bad = await api("POST", "/v1/sessions", { providers: { "bad id!": { kind: "openai-compatible", models: {} } } });
     expect(bad.status).toBe(400);
