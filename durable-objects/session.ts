@@ -59,6 +59,11 @@ export interface CallToolOptions {
   actorId?: string;
   /** Receives a server tool's result as the server sent it (the aggregated MCP endpoint passes it on untouched). */
   onResult?: (result: CallToolResult) => void;
+  /**
+   * Where `always` grants for `ask` tools go: a code-mode run passes its own set, so the
+   * grant lasts for that run; without it they last for the session.
+   */
+  runGrants?: Set<string>;
 }
 
 export type AuthorizationOutcome = { ok: true; server: string; status: ServerStatus } | { ok: false; status: number; message: string };
@@ -711,8 +716,8 @@ export class Session {
     if (target.kind === "synthetic") return this.callResourceTool(target.tool, args, signal);
     const connection = this.requireConnection(target.server);
     const session = this.session!;
-    if (decision === "ask" && !session.grants?.includes(`tool:${name}`)) {
-      const refusal = await this.askForTool(name, target.server, args, signal);
+    if (decision === "ask" && !session.grants?.includes(`tool:${name}`) && !options.runGrants?.has(name)) {
+      const refusal = await this.askForTool(name, target.server, args, signal, options.runGrants);
       if (refusal) return refusal;
     }
     // Read again: an approval may have waited, and `always` changed the record meanwhile.
@@ -747,7 +752,7 @@ export class Session {
   }
 
   /** Holds a call for a person's approval; answers the refusal as a tool error (the model reads it), or undefined to go on. */
-  private async askForTool(name: string, server: string, args: Record<string, unknown>, signal: AbortSignal | undefined): Promise<NormalizedResult | undefined> {
+  private async askForTool(name: string, server: string, args: Record<string, unknown>, signal: AbortSignal | undefined, runGrants?: Set<string>): Promise<NormalizedResult | undefined> {
     const preview = JSON.stringify(args);
     const outcome = await this.approvals.request(
       { kind: "tool", server, metadata: { tool: name, arguments: preview.length > 500 ? `${preview.slice(0, 500)}…` : preview } },
@@ -755,7 +760,8 @@ export class Session {
     );
     if (outcome.reply === "once") return undefined;
     if (outcome.reply === "always") {
-      await this.serverRequestHost().remember(`tool:${name}`);
+      if (runGrants) runGrants.add(name);
+      else await this.serverRequestHost().remember(`tool:${name}`);
       return undefined;
     }
     if (outcome.reply === "cancelled") throw new McpEdgeError("cancelled", "the call was cancelled while it waited for approval");
@@ -796,6 +802,8 @@ export class Session {
   async exec(request: ExecRequest, signal?: AbortSignal): Promise<ExecResult> {
     await this.requireSession();
     this.codeModeSettings ??= readCodeModeSettings(this.env);
+    // `always` for an `ask` tool holds for this run only (the person approved this script).
+    const runGrants = new Set<string>();
     return runScript(
       {
         settings: this.codeModeSettings,
@@ -803,7 +811,7 @@ export class Session {
         // Calls are authorized like direct calls: a denied tool is never called (PermissionDenied in
         // the script), an `ask` tool waits for its approval inside invokeTool.
         caller: {
-          call: (name, args, callSignal) => this.invokeTool(name, args, { signal: callSignal }),
+          call: (name, args, callSignal) => this.invokeTool(name, args, { signal: callSignal, runGrants }),
           authorize: async (name) => (toolDecision(toolRules(this.permission), name) === "deny" ? "deny" : "allow"),
         },
         directory: async () => (await this.tools()).tools.map((t) => ({ name: t.name, server: t.server, description: t.description })),

@@ -139,4 +139,21 @@ describe("scripts obey the session's permission rules", () => {
     expect(res.body.result).toBe("caught ToolError");
     expect(res.body.calls).toEqual([{ name: "everything_echo", ms: expect.any(Number), isError: true }]);
   });
+
+  it("always holds for the rest of the run only: the next run asks again", async () => {
+    const { id } = await createSession({ everything: remote(peers.everything) }, { permission: { everything_echo: "ask" } });
+    const pending = () => eventually(() => api("GET", `/v1/sessions/${id}/approvals`), (r) => r.body.approvals.length > 0);
+    const script = 'const a = await tools.everything_echo({ message: "one" }); const b = await tools.everything_echo({ message: "two" }); return [a, b];';
+    const first = api("POST", `/v1/sessions/${id}/exec`, { code: script });
+    await api("POST", `/v1/sessions/${id}/approvals/${(await pending()).body.approvals[0].id}`, { reply: "always" });
+    // One approval covered both calls of this run.
+    expect((await first).body.result).toEqual(["Echo: one", "Echo: two"]);
+    const second = api("POST", `/v1/sessions/${id}/exec`, { code: script });
+    const asked = await pending();
+    expect(asked.body.approvals).toHaveLength(1);
+    await api("POST", `/v1/sessions/${id}/approvals/${asked.body.approvals[0].id}`, { reply: "once" });
+    const again = await pending();
+    await api("POST", `/v1/sessions/${id}/approvals/${again.body.approvals[0].id}`, { reply: "once" });
+    expect((await second).body.result).toEqual(["Echo: one", "Echo: two"]);
+  });
 });
