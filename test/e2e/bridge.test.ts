@@ -153,6 +153,40 @@ describe("bridged stdio servers, end to end", () => {
     expect(res.body.output.length).toBe(message.length + "Echo: ".length);
   }, 60_000);
 
+  it("bridge tokens never reach an answer, an event, a tool result or a sandbox's output", async () => {
+    const created = await api("POST", "/v1/sessions", { servers: { everything: local("everything") } });
+    const id = created.body.id;
+    const events = await fetch(`${gateway.url}/v1/sessions/${id}/events`);
+    const reader = events.body!.getReader();
+    const answers: unknown[] = [created.body];
+    answers.push((await api("GET", "/v1/bridges")).body);
+    answers.push((await api("GET", `/v1/sessions/${id}`)).body);
+    answers.push((await api("POST", `/v1/sessions/${id}/tools/call`, { name: "everything_get-env", arguments: {} })).body);
+    answers.push((await api("POST", `/v1/sessions/${id}/tools/call`, { name: "everything_echo", arguments: { message: "hi" } })).body);
+    // A script looks around its sandbox as hard as it can.
+    answers.push(
+      (
+        await api("POST", `/v1/sessions/${id}/exec`, {
+          code: 'const seen = { globals: Object.getOwnPropertyNames(globalThis), env: typeof process === "object" ? process.env : null, directory: toolDirectory }; console.log(JSON.stringify(seen)); return seen;',
+        })
+      ).body,
+    );
+    answers.push((await api("POST", `/v1/sessions/${id}/servers/nope/connect`)).body);
+    let streamed = "";
+    const decoder = new TextDecoder();
+    while (!streamed.includes("everything_echo")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      streamed += decoder.decode(value);
+    }
+    await reader.cancel();
+    const text = JSON.stringify(answers) + streamed;
+    // The bridged server's own environment is the bridge machine's: it never holds the token (child-env strips it).
+    expect(text).toContain("Echo: hi");
+    expect(text).not.toContain(TOKEN);
+    expect(text).not.toContain(OTHER_TOKEN);
+  });
+
   it("another principal's bridge cannot be reached", async () => {
     const theirs = startBridge("theirs", OTHER_TOKEN);
     try {
