@@ -7,7 +7,7 @@
 import type { CallToolResult, CompleteRequest, JSONRPCMessage, Progress, Root } from "@modelcontextprotocol/sdk/types.js";
 import { ListRootsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { channelName } from "../src/core/bridge-protocol.js";
-import { buildCatalog, catalogFingerprint, serverIdentity, type Catalog, type CachedTool, type ToolTarget } from "../src/core/catalog.js";
+import { buildCatalog, catalogFingerprint, withoutTools, serverIdentity, type Catalog, type CachedTool, type ToolTarget } from "../src/core/catalog.js";
 import {
   mergeServerConfig,
   parseServerConfig,
@@ -166,12 +166,8 @@ export class Session {
       },
       hasCalled: (server: string) => this.session?.called?.includes(server) ?? false,
       isRemembered: (grant: string) => this.session?.grants?.includes(grant) ?? false,
-      remember: async (grant: string) => {
-        if (!this.session || this.session.grants?.includes(grant)) return;
-        this.session = { ...this.session, grants: [...(this.session.grants ?? []), grant] };
-        await saveSession(this.deps.storage, this.session);
-      },
-      approvalTimeoutMs: () => this.session?.approvalTimeoutMs ?? this.settings.approvalTimeoutMs,
+      remember: (grant: string) => this.rememberGrant(grant),
+      approvalTimeoutMs: () => this.approvalTimeoutMs,
       heartbeatMs: () => this.settings.samplingHeartbeatMs ?? DEFAULT_SAMPLING_HEARTBEAT_MS,
       connection: (server: string) => {
         const slot = this.slots.get(server);
@@ -181,6 +177,18 @@ export class Session {
       approvals: this.approvals,
       events: this.events,
     };
+  }
+
+  /** Pending approvals are rejected after this long: the session's setting, else the deployment's; undefined waits. */
+  private get approvalTimeoutMs(): number | undefined {
+    return this.session?.approvalTimeoutMs ?? this.settings.approvalTimeoutMs;
+  }
+
+  /** Remembers an `always` ("sampling:SERVER", "tool:NAME") for the rest of the session. */
+  private async rememberGrant(grant: string): Promise<void> {
+    if (!this.session || this.session.grants?.includes(grant)) return;
+    this.session = { ...this.session, grants: [...(this.session.grants ?? []), grant] };
+    await saveSession(this.deps.storage, this.session);
   }
 
   /** The session's permission ruleset (tools, mcp_sampling, mcp_elicitation). */
@@ -686,7 +694,8 @@ export class Session {
         if (c.capabilities?.resources) withResources = true;
       }),
     );
-    const catalog = withoutDenied(buildCatalog(servers, { withResourceTools: withResources, reserved: META_TOOL_NAMES }), this.permission);
+    const rules = toolRules(this.permission);
+    const catalog = withoutTools(buildCatalog(servers, { withResourceTools: withResources, reserved: META_TOOL_NAMES }), (name) => hiddenFromListing(rules, name));
     // Only a catalog built from live connections is kept.
     if ([...this.slots.values()].every((s) => s.kind !== "connection" || s.connection.state !== ConnectionState.connecting)) this.catalog = catalog;
     return catalog;
@@ -756,12 +765,12 @@ export class Session {
     const preview = JSON.stringify(args);
     const outcome = await this.approvals.request(
       { kind: "tool", server, metadata: { tool: name, arguments: preview.length > 500 ? `${preview.slice(0, 500)}…` : preview } },
-      { ...(signal ? { signal } : {}), ...(this.session?.approvalTimeoutMs ?? this.settings.approvalTimeoutMs ? { timeoutMs: (this.session?.approvalTimeoutMs ?? this.settings.approvalTimeoutMs)! } : {}) },
+      { ...(signal ? { signal } : {}), ...(this.approvalTimeoutMs !== undefined ? { timeoutMs: this.approvalTimeoutMs } : {}) },
     );
     if (outcome.reply === "once") return undefined;
     if (outcome.reply === "always") {
       if (runGrants) runGrants.add(name);
-      else await this.serverRequestHost().remember(`tool:${name}`);
+      else await this.rememberGrant(`tool:${name}`);
       return undefined;
     }
     if (outcome.reply === "cancelled") throw new McpEdgeError("cancelled", "the call was cancelled while it waited for approval");
@@ -947,24 +956,4 @@ function parseState(value: string): ConnectionState {
 /** An approval as the API shows it: no pending request params (they may hold content the metadata only previews). */
 function publicApproval(record: ApprovalRecord) {
   return { id: record.id, kind: record.kind, server: record.server, createdAt: record.createdAt, metadata: record.metadata, ...(record.expiresAt !== undefined ? { expiresAt: new Date(record.expiresAt).toISOString() } : {}) };
-}
-
-/** The catalog without the tools a `deny` rule covers: they are neither listed nor searchable. */
-function withoutDenied(catalog: Catalog, permission: PermissionConfig | undefined): Catalog {
-  if (!permission) return catalog;
-  const rules = toolRules(permission);
-  const hidden = catalog.tools.filter((tool) => hiddenFromListing(rules, tool.name)).map((tool) => tool.name);
-  if (hidden.length === 0) return catalog;
-  const gone = new Set(hidden);
-  const targets = new Map([...catalog.targets].filter(([name]) => !gone.has(name)));
-  const byName = new Map([...catalog.byName].filter(([name]) => !gone.has(name)));
-  // A different visible list is a different catalog (discovery keys its search index by this).
-  const fingerprint = `${catalog.fingerprint}-${fnv1a(hidden.sort().join("\n"))}`;
-  return { ...catalog, tools: catalog.tools.filter((tool) => !gone.has(tool.name)), targets, byName, fingerprint };
-}
-
-function fnv1a(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return (hash >>> 0).toString(36);
 }

@@ -163,3 +163,21 @@ export function catalogFingerprint(tools: readonly CachedTool[]): Promise<string
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/**
+ * The catalog without the tools `hide` names (a session's `deny` rules): neither listed,
+ * searchable nor callable. A different visible list is a different catalog, so the
+ * fingerprint (which discovery keys its search index by) changes with it.
+ */
+export function withoutTools(catalog: Catalog, hide: (name: string) => boolean): Catalog {
+  const hidden = catalog.tools.filter((tool) => hide(tool.name)).map((tool) => tool.name);
+  if (hidden.length === 0) return catalog;
+  const gone = new Set(hidden);
+  return {
+    ...catalog,
+    tools: catalog.tools.filter((tool) => !gone.has(tool.name)),
+    targets: new Map([...catalog.targets].filter(([name]) => !gone.has(name))),
+    byName: new Map([...catalog.byName].filter(([name]) => !gone.has(name))),
+    fingerprint: `${catalog.fingerprint}-${shortHash(hidden.sort().join("\n"))}`,
+  };
+}

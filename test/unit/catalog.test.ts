@@ -9,6 +9,7 @@ import {
   sha256Hex,
   SYNTHETIC_SERVER,
   toCachedTool,
+  withoutTools,
   type CachedTool,
 } from "../../src/core/catalog.js";
 import { TOOL_NAME_PATTERN } from "../../src/core/naming.js";
@@ -245,5 +246,22 @@ describe("buildCatalog: reserved names and fingerprint", () => {
     const c = buildCatalog([{ server: "s", tools: [{ name: "a", description: "new", inputSchema: obj() }, { name: "b", inputSchema: obj() }] }], { withResourceTools: false });
     expect(a.fingerprint).toBe(b.fingerprint);
     expect(a.fingerprint).not.toBe(c.fingerprint);
+  });
+});
+
+describe("withoutTools (the session's deny rules)", () => {
+  const full = buildCatalog([{ server: "everything", tools: everything }], { withResourceTools: false });
+
+  it("drops hidden tools from the list, the targets and the name index, and changes the fingerprint", () => {
+    const visible = withoutTools(full, (name) => name.startsWith("everything_get-"));
+    expect(visible.tools.map((t) => t.name)).toEqual(["everything_echo"]);
+    expect([...visible.targets.keys()]).toEqual(["everything_echo"]);
+    expect([...visible.byName.keys()]).toEqual(["everything_echo"]);
+    expect(visible.fingerprint).not.toBe(full.fingerprint);
+    expect(withoutTools(full, (name) => name === "everything_get-sum").fingerprint).not.toBe(visible.fingerprint);
+  });
+
+  it("hides nothing: the same catalog", () => {
+    expect(withoutTools(full, () => false)).toBe(full);
   });
 });
